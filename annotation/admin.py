@@ -1,0 +1,114 @@
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+
+from annotation.models import (
+    Answer,
+    Article,
+    Batch,
+    Claim,
+    EvidenceRound,
+    PhaseQuota,
+    Question,
+    Task,
+    Transition,
+    User,
+)
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    list_display = ("username", "role", "qualified_phases", "is_active", "last_login")
+    list_filter = ("role", "is_active", "is_staff")
+    fieldsets = (
+        *DjangoUserAdmin.fieldsets,
+        ("Annotation", {"fields": ("role", "qualified_phases", "completed_tours")}),
+    )
+
+
+@admin.register(PhaseQuota)
+class PhaseQuotaAdmin(admin.ModelAdmin):
+    list_display = ("annotator", "phase", "limit")
+    list_filter = ("phase",)
+
+
+@admin.register(Batch)
+class BatchAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "source_file", "created_at")
+    list_filter = ("kind",)
+
+
+class ClaimInline(admin.TabularInline):
+    model = Claim
+    fields = ("position", "text", "state", "label")
+    readonly_fields = fields
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(Article)
+class ArticleAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "publisher", "state", "batch", "created_at")
+    list_filter = ("state", "skip_reason", "batch")
+    search_fields = ("title", "url", "normalized_url", "claimreview_claim")
+    inlines = [ClaimInline]
+
+
+@admin.register(Claim)
+class ClaimAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "claim_date", "state", "label", "required_reannotation", "origin")
+    list_filter = ("state", "label", "origin", "required_reannotation", "is_agreement_sample")
+    search_fields = ("text", "speaker", "article__url")
+    date_hierarchy = "claim_date"
+    raw_id_fields = ("article",)
+
+
+@admin.register(Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "phase", "annotator", "status", "lease_expires_at", "submitted_at")
+    list_filter = ("phase", "status", "is_agreement_sample")
+    raw_id_fields = ("article", "claim", "annotator")
+    search_fields = ("annotator__username",)
+
+
+class QuestionInline(admin.StackedInline):
+    model = Question
+    extra = 0
+    fields = ("position", "text")
+
+
+@admin.register(EvidenceRound)
+class EvidenceRoundAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "phase", "verdict", "submitted_at")
+    list_filter = ("phase", "verdict", "is_agreement_sample")
+    raw_id_fields = ("claim", "task", "based_on")
+    inlines = [QuestionInline]
+
+
+class AnswerInline(admin.StackedInline):
+    model = Answer
+    extra = 0
+    raw_id_fields = ("source",)
+    exclude = ("json_keys",)
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "evidence_round", "position")
+    raw_id_fields = ("evidence_round",)
+    search_fields = ("text",)
+    inlines = [AnswerInline]
+
+
+@admin.register(Answer)
+class AnswerAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "answer_type", "source_medium")
+    list_filter = ("answer_type", "source_medium")
+    raw_id_fields = ("question", "source")
+    search_fields = ("text", "source_url")
+
+
+@admin.register(Transition)
+class TransitionAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "article", "claim", "from_state", "to_state", "actor", "reason")
+    list_filter = ("to_state",)
+    raw_id_fields = ("article", "claim", "task", "actor")

@@ -1,0 +1,495 @@
+"""Articles, claims, tasks and the evidence (question-answer) rounds of P2 and P4.
+
+A claim's journey: an Article is normalised in P1 into Claims; each claim then gets tasks in
+P2 (evidence round), P3 (quality check), and on disagreement P4 and P5. The rules that move
+claims between phases live in annotation/workflow.py; here are single-object behaviours.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from annotation.vocabulary import (
+    AnswerType,
+    Phase,
+    SourceMedium,
+    Verdict,
+    exclusion_reason,
+)
+
+# --- People ----------------------------------------------------------------------------
+
+
+class User(AbstractUser):
+    """An account on the platform; its role decides which pages it sees."""
+
+    class Role(models.TextChoices):
+        ANNOTATOR = "annotator"
+        MANAGER = "manager"
+        RESEARCHER = "researcher"
+
+    role = models.CharField(max_length=20, choices=Role.choices, default=Role.ANNOTATOR)
+    qualified_phases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Phases (1-5) this annotator may receive tasks for.",
+    )
+    # Guided tours already dismissed, e.g. ["p1", "p2"], so each shows only once.
+    completed_tours = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        db_table = "annotation_user"
+
+    @property
+    def is_manager(self) -> bool:
+        return self.role == self.Role.MANAGER or self.is_superuser
+
+    @property
+    def is_researcher(self) -> bool:
+        return self.role == self.Role.RESEARCHER
+
+    def is_qualified_for(self, phase: int) -> bool:
+        return self.is_active and int(phase) in self.qualified_phases
+
+
+class PhaseQuota(models.Model):
+    """The most tasks of one phase a manager lets one annotator take."""
+
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quotas"
+    )
+    phase = models.PositiveSmallIntegerField(choices=Phase.choices)
+    limit = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["annotator", "phase"], name="one_quota_per_phase")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} · P{self.phase} ≤ {self.limit}"
+
+
+# --- Intake ----------------------------------------------------------------------------
+
+
+class Batch(models.Model):
+    """A group of articles or claims that arrived together (an intake file, a dataset)."""
+
+    class Kind(models.TextChoices):
+        INTAKE = "intake", "article intake"
+        DATASET = "dataset", "dataset import"
+
+    name = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    source_file = models.CharField(max_length=500, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "batches"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ArticleQuerySet(models.QuerySet):
+    def awaiting_normalisation(self) -> ArticleQuerySet:
+        return self.filter(state=Article.State.AWAITING_NORMALISATION)
+
+
+class Article(models.Model):
+    """A fact-checking article: the input of P1 and the context of P2 and P4."""
+
+    class State(models.TextChoices):
+        AWAITING_NORMALISATION = "awaiting_normalisation", "waiting for P1"
+        NORMALISED = "normalised", "split into claims"
+        SKIPPED = "skipped", "reported and skipped"
+        IMPORTED = "imported", "imported with its claims"
+
+    class SkipReason(models.TextChoices):
+        PAYWALL = "paywall", "behind a paywall"
+        NOT_FOUND = "not_found", "404 or error page"
+        DOES_NOT_LOAD = "does_not_load", "does not load"
+        OTHER = "other", "other"
+
+    # The URL exactly as received (often a web.archive.org capture); exports write it back.
+    url = models.TextField()
+    # The live page's URL, normalised: two intake rows with the same value are one article.
+    normalized_url = models.CharField(max_length=2048, unique=True)
+    title = models.TextField(blank=True)
+    publisher = models.CharField(max_length=300, blank=True)
+    published_on = models.DateField(null=True, blank=True)
+    # ClaimReview metadata from the intake file, shown to the P1 annotator as a starting point.
+    claimreview_claim = models.TextField(blank=True)
+    claimreview_claimant = models.CharField(max_length=300, blank=True)
+    claimreview_date = models.DateField(null=True, blank=True)
+    claimreview_rating = models.CharField(max_length=200, blank=True)
+
+    batch = models.ForeignKey(
+        Batch, null=True, blank=True, on_delete=models.SET_NULL, related_name="articles"
+    )
+    state = models.CharField(
+        max_length=30, choices=State.choices, default=State.AWAITING_NORMALISATION
+    )
+    skip_reason = models.CharField(max_length=20, choices=SkipReason.choices, blank=True)
+    skip_note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ArticleQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["state", "created_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(state="skipped") | Q(skip_reason=""),
+                name="skip_reason_only_when_skipped",
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="skipped") | ~Q(skip_reason=""),
+                name="skipped_article_has_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.url
+
+
+# --- Claims ----------------------------------------------------------------------------
+
+
+class ClaimQuerySet(models.QuerySet):
+    def accepted(self) -> ClaimQuerySet:
+        return self.filter(state=Claim.State.ACCEPTED)
+
+    def in_dataset_order(self) -> ClaimQuerySet:
+        return self.order_by("dataset_position", "claim_date", "id")
+
+
+class Claim(models.Model):
+    """One normalised claim with its AVeriTeC metadata and where it is in the workflow."""
+
+    class State(models.TextChoices):
+        QUESTIONS = "questions", "waiting for P2"
+        QUALITY_CHECK = "quality_check", "waiting for P3"
+        DISPUTE = "dispute", "waiting for P4"
+        POST_CONTROL = "post_control", "waiting for P5"
+        ACCEPTED = "accepted", "accepted"
+        DISCARDED = "discarded", "discarded"
+        EXCLUDED = "excluded", "excluded after P1"
+
+    class Origin(models.TextChoices):
+        ANNOTATED = "annotated", "annotated on the platform"
+        IMPORTED = "imported", "imported from a dataset file"
+
+    article = models.ForeignKey(Article, on_delete=models.PROTECT, related_name="claims")
+    position = models.PositiveSmallIntegerField(
+        default=0, help_text="Order among the claims split from the same article."
+    )
+    text = models.TextField()
+    # The fact-checker's verdict as read by the P1 annotator; never shown in blind phases.
+    fact_checker_label = models.CharField(
+        max_length=40, choices=Verdict.choices, null=True, blank=True
+    )
+    claim_date = models.DateField()
+    # These are nullable text on purpose: the dataset distinguishes null from "".
+    speaker = models.TextField(null=True, blank=True)
+    reporting_source = models.TextField(null=True, blank=True)
+    original_claim_url = models.TextField(null=True, blank=True)
+    cached_original_claim_url = models.TextField(null=True, blank=True)
+    media_url = models.TextField(blank=True)
+    image_transcription = models.TextField(blank=True)
+    location_iso_code = models.CharField(max_length=2, null=True, blank=True)
+    claim_types = models.JSONField(default=list)
+    fact_checking_strategies = models.JSONField(default=list)
+
+    state = models.CharField(max_length=20, choices=State.choices, default=State.QUESTIONS)
+    exclusion_reason = models.TextField(blank=True)
+    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.ANNOTATED)
+    is_agreement_sample = models.BooleanField(
+        default=False, help_text="Gets an extra independent P2 and P3 for agreement figures."
+    )
+
+    # The dataset's outcome, set when the claim is accepted.
+    label = models.CharField(max_length=40, choices=Verdict.choices, null=True, blank=True)
+    justification = models.TextField(null=True, blank=True)
+    required_reannotation = models.BooleanField(default=False)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    # Imported records: their position in the file, the order of their keys (a missing key
+    # stays missing on export) and any extra top-level keys, so the export is exact.
+    dataset_position = models.PositiveIntegerField(null=True, blank=True)
+    json_keys = models.JSONField(null=True, blank=True)
+    json_extra = models.JSONField(null=True, blank=True)
+
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    objects = ClaimQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["article_id", "position", "id"]
+        indexes = [models.Index(fields=["state", "created_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["article", "position"], name="one_claim_per_article_position"
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="accepted") | Q(label__isnull=False),
+                name="accepted_claim_has_label",
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="excluded") | ~Q(exclusion_reason=""),
+                name="excluded_claim_has_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+    def exclusion_reason_for_choices(self) -> str:
+        """Why this claim's types/strategies keep it out of P2 and later, or ""."""
+        return exclusion_reason(self.claim_types, self.fact_checking_strategies)
+
+    def dataset_evidence(self) -> EvidenceRound | None:
+        """The QA pairs that go into the dataset: P4's when the claim was disputed."""
+        return (
+            self.evidence_rounds.filter(is_agreement_sample=False)
+            .exclude(submitted_at__isnull=True)
+            .order_by("-phase", "-submitted_at")
+            .first()
+        )
+
+
+# --- Tasks -----------------------------------------------------------------------------
+
+
+class TaskQuerySet(models.QuerySet):
+    def of_phase(self, phase: int) -> TaskQuerySet:
+        return self.filter(phase=phase)
+
+    def open(self) -> TaskQuerySet:
+        return self.filter(status__in=Task.OPEN_STATUSES)
+
+    def held_by(self, annotator) -> TaskQuerySet:
+        return self.filter(annotator=annotator)
+
+
+class Task(models.Model):
+    """One annotator's turn at one article (P1) or claim (P2-P5).
+
+    A task that lapses or is reassigned keeps its annotator and draft as history and a new
+    task goes back to the pool, so "who has seen this article" is simply the set of tasks.
+    """
+
+    class Status(models.TextChoices):
+        POOLED = "pooled", "waiting for an annotator"
+        ASSIGNED = "assigned", "assigned, not opened yet"
+        IN_PROGRESS = "in_progress", "in progress"
+        SUBMITTED = "submitted", "submitted"
+        EXPIRED = "expired", "lease expired"
+        RELEASED = "released", "released by a manager"
+        CANCELLED = "cancelled", "no longer needed"
+
+    OPEN_STATUSES = (Status.POOLED, Status.ASSIGNED, Status.IN_PROGRESS)
+
+    phase = models.PositiveSmallIntegerField(choices=Phase.choices)
+    # Always set, also for claim tasks: the same-article rule is a constraint on it.
+    article = models.ForeignKey(Article, on_delete=models.PROTECT, related_name="tasks")
+    claim = models.ForeignKey(
+        Claim, null=True, blank=True, on_delete=models.PROTECT, related_name="tasks"
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="tasks",
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.POOLED)
+    is_agreement_sample = models.BooleanField(default=False)
+
+    # The annotator's unsent work; draft_version rises with each save so that a stale
+    # browser tab cannot overwrite newer work.
+    draft = models.JSONField(default=dict, blank=True)
+    draft_version = models.PositiveIntegerField(default=0)
+
+    created_at = models.DateTimeField(default=timezone.now)
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    article_loaded_at = models.DateTimeField(null=True, blank=True)
+    last_activity_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = TaskQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [
+            models.Index(fields=["phase", "status", "created_at"], name="task_claim_queue"),
+            models.Index(fields=["status", "lease_expires_at"], name="task_lease"),
+        ]
+        constraints = [
+            # DESIGN.md: no annotator ever sees claims of the same article twice, in any phase.
+            models.UniqueConstraint(
+                fields=["annotator", "article"],
+                condition=Q(annotator__isnull=False),
+                name="one_task_per_annotator_per_article",
+            ),
+            models.CheckConstraint(
+                condition=(Q(phase=1) & Q(claim__isnull=True))
+                | (Q(phase__gte=2) & Q(phase__lte=5) & Q(claim__isnull=False)),
+                name="claim_set_exactly_for_claim_phases",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["pooled", "cancelled"]) | Q(annotator__isnull=False),
+                name="held_task_has_annotator",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="pooled") | Q(annotator__isnull=True),
+                name="pooled_task_has_no_annotator",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        target = f"claim {self.claim_id}" if self.claim_id else f"article {self.article_id}"
+        return f"P{self.phase} · {target} · {self.get_status_display()}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in self.OPEN_STATUSES
+
+
+# --- Evidence (P2 and P4) ---------------------------------------------------------------
+
+
+class EvidenceRound(models.Model):
+    """The question-answer pairs and verdict one annotator gave a claim in P2 or P4."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence_rounds")
+    task = models.OneToOneField(
+        Task, null=True, blank=True, on_delete=models.PROTECT, related_name="evidence_round"
+    )
+    phase = models.PositiveSmallIntegerField(
+        choices=[(Phase.QUESTIONS, Phase.QUESTIONS.label), (Phase.DISPUTE, Phase.DISPUTE.label)]
+    )
+    # P4 starts from the P2 pairs; kept so a manager can see what changed.
+    based_on = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="revisions"
+    )
+    verdict = models.CharField(max_length=40, choices=Verdict.choices, null=True, blank=True)
+    claim_correction = models.TextField(blank=True)
+    pairs_support_verdict = models.BooleanField(
+        null=True, blank=True, help_text="The annotator's answer on the confirmation screen."
+    )
+    is_agreement_sample = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["claim_id", "phase", "created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(phase__in=[2, 4]), name="evidence_round_in_p2_or_p4"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"P{self.phase} evidence for claim {self.claim_id}"
+
+
+class Question(models.Model):
+    evidence_round = models.ForeignKey(
+        EvidenceRound, on_delete=models.CASCADE, related_name="questions"
+    )
+    position = models.PositiveSmallIntegerField()
+    text = models.TextField()
+    json_keys = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["evidence_round_id", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evidence_round", "position"], name="one_question_per_position"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Answer(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="answers")
+    position = models.PositiveSmallIntegerField()
+    text = models.TextField()
+    answer_type = models.CharField(max_length=20, choices=AnswerType.choices)
+    boolean_explanation = models.TextField(null=True, blank=True)
+    # The URL as the annotator gave it ("metadata" for claim metadata, "" when unanswerable).
+    source_url = models.TextField(blank=True)
+    source_medium = models.CharField(max_length=20, choices=SourceMedium.choices, blank=True)
+    source = models.ForeignKey(
+        "search_proxy.Source",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="answers",
+    )
+    cached_source_url = models.TextField(null=True, blank=True)
+    json_keys = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["question_id", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "position"], name="one_answer_per_position"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+# --- History ---------------------------------------------------------------------------
+
+
+class Transition(models.Model):
+    """One recorded move of an article or claim between workflow states."""
+
+    article = models.ForeignKey(
+        Article, null=True, blank=True, on_delete=models.CASCADE, related_name="transitions"
+    )
+    claim = models.ForeignKey(
+        Claim, null=True, blank=True, on_delete=models.CASCADE, related_name="transitions"
+    )
+    task = models.ForeignKey(
+        Task, null=True, blank=True, on_delete=models.SET_NULL, related_name="transitions"
+    )
+    from_state = models.CharField(max_length=30, blank=True)
+    to_state = models.CharField(max_length=30)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(article__isnull=False) | Q(claim__isnull=False),
+                name="transition_has_subject",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_state or '∅'} → {self.to_state}"

@@ -1,0 +1,127 @@
+"""The fixed vocabulary of the AVeriTeC guidelines, shared by every app.
+
+Values are the exact strings of the released dataset, so the export writes them unchanged.
+"""
+
+from django.db import models
+
+
+class Phase(models.IntegerChoices):
+    NORMALISATION = 1, "P1 · claim normalisation"
+    QUESTIONS = 2, "P2 · questions and answers"
+    QUALITY_CHECK = 3, "P3 · quality check"
+    DISPUTE = 4, "P4 · dispute resolution"
+    POST_CONTROL = 5, "P5 · post-control"
+
+
+class Verdict(models.TextChoices):
+    SUPPORTED = "Supported"
+    REFUTED = "Refuted"
+    NOT_ENOUGH_EVIDENCE = "Not Enough Evidence"
+    CONFLICTING = "Conflicting Evidence/Cherrypicking"
+
+
+# Only the post-control phase (P5) may call a claim too vague; it then leaves the dataset.
+CLAIM_TOO_VAGUE = "Claim too vague"
+
+
+class ClaimType(models.TextChoices):
+    EVENT_PROPERTY = "Event/Property Claim"
+    NUMERICAL = "Numerical Claim"
+    QUOTE = "Quote Verification"
+    CAUSAL = "Causal Claim"
+    POSITION = "Position Statement"
+    SPECULATIVE = "Speculative Claim"
+    OPINION = "Opinion Claim"
+    MEDIA_PUBLISHING = "Media Publishing Claim"
+    MEDIA_ANALYSIS = "Media Analysis Claim"
+
+
+class Strategy(models.TextChoices):
+    WRITTEN_EVIDENCE = "Written Evidence"
+    NUMERICAL_COMPARISON = "Numerical Comparison"
+    CONSULTATION = "Consultation"
+    SATIRICAL_SOURCE = "Satirical Source Identification"
+    MEDIA_SOURCE_DISCOVERY = "Media Source Discovery"
+    IMAGE_ANALYSIS = "Image Analysis"
+    VIDEO_ANALYSIS = "Video Analysis"
+    AUDIO_ANALYSIS = "Audio Analysis"
+    GEOLOCATION = "Geolocation"
+    FACT_CHECKER_REFERENCE = "Fact-checker Reference"
+
+
+# Claims of these kinds stop after P1 (DESIGN.md section 2): the dataset is text-only and
+# about verifiable facts.
+EXCLUDED_CLAIM_TYPES = frozenset(
+    {
+        ClaimType.SPECULATIVE,
+        ClaimType.OPINION,
+        ClaimType.MEDIA_PUBLISHING,
+        ClaimType.MEDIA_ANALYSIS,
+    }
+)
+NON_TEXT_STRATEGIES = frozenset(
+    {
+        Strategy.MEDIA_SOURCE_DISCOVERY,
+        Strategy.IMAGE_ANALYSIS,
+        Strategy.VIDEO_ANALYSIS,
+        Strategy.AUDIO_ANALYSIS,
+        Strategy.GEOLOCATION,
+    }
+)
+
+
+class AnswerType(models.TextChoices):
+    EXTRACTIVE = "Extractive"
+    ABSTRACTIVE = "Abstractive"
+    BOOLEAN = "Boolean"
+    UNANSWERABLE = "Unanswerable"
+
+
+# The text an unanswerable answer carries in the dataset and in the official scorer.
+NO_ANSWER_TEXT = "No answer could be found."
+
+
+class SourceMedium(models.TextChoices):
+    WEB_TEXT = "Web text"
+    PDF = "PDF"
+    METADATA = "Metadata"
+    WEB_TABLE = "Web table"
+    IMAGE = "Image/graphic"
+    VIDEO = "Video"
+    AUDIO = "Audio"
+    OTHER = "Other"
+    NONE = "", "None (unanswerable)"
+
+
+def _folded(choices: type[models.TextChoices]) -> dict[str, str]:
+    return {value.casefold(): value for value in choices.values}
+
+
+_CLAIM_TYPES = _folded(ClaimType)
+_STRATEGIES = _folded(Strategy)
+
+
+def canonical_claim_type(value: str) -> str | None:
+    """The vocabulary value for a claim type written in any letter case, or None."""
+    return _CLAIM_TYPES.get(value.casefold())
+
+
+def canonical_strategy(value: str) -> str | None:
+    """The vocabulary value for a strategy written in any letter case, or None."""
+    return _STRATEGIES.get(value.casefold())
+
+
+def exclusion_reason(claim_types: list[str], strategies: list[str]) -> str:
+    """Why a claim with these types and strategies stops after P1, or "" if it goes on."""
+    types = {canonical_claim_type(t) for t in claim_types}
+    found = sorted(t for t in types if t in EXCLUDED_CLAIM_TYPES)
+    if found:
+        return f"claim type not kept in the dataset: {', '.join(found)}"
+    kinds = {canonical_strategy(s) for s in strategies}
+    media = sorted(s for s in kinds if s in NON_TEXT_STRATEGIES)
+    if media:
+        return f"needs evidence beyond text: {', '.join(media)}"
+    if kinds == {Strategy.FACT_CHECKER_REFERENCE}:
+        return "only strategy is a reference to another fact-check"
+    return ""

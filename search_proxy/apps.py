@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SearchProxyConfig(AppConfig):
+    name = "search_proxy"
+    verbose_name = "Search and web archive"
