@@ -450,9 +450,7 @@ class Answer(models.Model):
     class Meta:
         ordering = ["question_id", "position"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["question", "position"], name="one_answer_per_position"
-            )
+            models.UniqueConstraint(fields=["question", "position"], name="one_answer_per_position")
         ]
 
     def __str__(self) -> str:

@@ -17,9 +17,7 @@ def home(request: HttpRequest) -> HttpResponse:
         panel_url, panel_name = "annotation:manager-panel", "manager panel"
     else:
         panel_url, panel_name = "annotation:control-panel", "annotation panel"
-    return render(
-        request, "home.html", {"panel_url": panel_url, "panel_name": panel_name}
-    )
+    return render(request, "home.html", {"panel_url": panel_url, "panel_name": panel_name})
 
 
 @login_required
@@ -64,5 +62,3 @@ def health(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
-
-

@@ -112,6 +112,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+# Serve files straight from static/ until collectstatic has run (development and tests).
+WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -147,13 +149,14 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 _queue_dir = VAR_DIR / "celery-queue"
 if CELERY_BROKER_URL.startswith("filesystem"):
     # The transport polls these folders and fails if they are missing.
-    for _folder in (_queue_dir, VAR_DIR / "celery-processed"):
+    for _folder in (_queue_dir, VAR_DIR / "celery-processed", VAR_DIR / "celery-control"):
         _folder.mkdir(parents=True, exist_ok=True)
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "data_folder_in": str(_queue_dir),
         "data_folder_out": str(_queue_dir),
         "processed_folder": str(VAR_DIR / "celery-processed"),
+        "control_folder": str(VAR_DIR / "celery-control"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")

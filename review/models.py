@@ -85,7 +85,6 @@ class ProblemFlag(models.Model):
         )
         SOURCE_MAY_BE_BIASED = "source_may_be_biased", "source may be biased"
 
-
     quality_check = models.ForeignKey(QualityCheck, on_delete=models.CASCADE, related_name="flags")
     question = models.ForeignKey(
         "annotation.Question", null=True, blank=True, on_delete=models.CASCADE
@@ -100,7 +99,11 @@ class ProblemFlag(models.Model):
                 condition=(
                     Q(code__in=CLAIM_FLAG_CODES) & Q(question__isnull=True) & Q(answer__isnull=True)
                 )
-                | (Q(code__in=QUESTION_FLAG_CODES) & Q(question__isnull=False) & Q(answer__isnull=True))
+                | (
+                    Q(code__in=QUESTION_FLAG_CODES)
+                    & Q(question__isnull=False)
+                    & Q(answer__isnull=True)
+                )
                 | (
                     ~Q(code__in=CLAIM_FLAG_CODES + QUESTION_FLAG_CODES)
                     & Q(question__isnull=True)

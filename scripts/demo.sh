@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the demo: database, demo data and accounts, then a Celery worker and the web server on
+# http://127.0.0.1:8000. Ctrl-C stops both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=.venv/bin/python
+host=${DEMO_HOST:-127.0.0.1}
+port=${DEMO_PORT:-8000}
+
+$py manage.py migrate --no-input -v0
+$py manage.py collectstatic --no-input -v0
+$py manage.py seed_demo
+
+mkdir -p var/log
+.venv/bin/celery -A config worker --loglevel=INFO --concurrency=2 >var/log/worker.log 2>&1 &
+worker=$!
+trap 'kill $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT INT TERM
+
+echo
+echo "Worker log: var/log/worker.log"
+echo "Open http://$host:$port/ and sign in with an account above (admin: /admin/)."
+exec_args=(--bind "$host:$port" --workers 2 --threads 4 --access-logfile - config.wsgi)
+.venv/bin/gunicorn "${exec_args[@]}"
