@@ -26,6 +26,7 @@ def sample_records(count: int = 12) -> list[dict]:
         text, label = _TOPICS[n % len(_TOPICS)]
         day = 1 + n % 28
         site = f"https://factcheck.example.org/2020/{n + 1}"
+        record_url = f"https://council.example.gov/records/{n + 1}"
         questions = [
             {
                 "question": f"What do official records say about this? ({n + 1})",
@@ -33,9 +34,9 @@ def sample_records(count: int = 12) -> list[dict]:
                     {
                         "answer": "The council's published figures give a different number.",
                         "answer_type": "Extractive",
-                        "source_url": f"https://council.example.gov/records/{n + 1}",
+                        "source_url": record_url,
                         "source_medium": "Web text",
-                        "cached_source_url": f"{ARCHIVE}/https://council.example.gov/records/{n + 1}",
+                        "cached_source_url": f"{ARCHIVE}/{record_url}",
                     }
                 ],
             },
@@ -47,7 +48,7 @@ def sample_records(count: int = 12) -> list[dict]:
                         "answer_type": "Boolean",
                         "source_url": "https://news.example.com/archive",
                         "source_medium": "Web text",
-                        "boolean_explanation": "The paper's archive for the month has no such story.",
+                        "boolean_explanation": "The paper's archive has no such story.",
                         "cached_source_url": None,
                     }
                 ],
