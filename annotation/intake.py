@@ -18,6 +18,7 @@ from pathlib import Path
 from django.db import transaction
 
 from annotation.models import Article, Batch, Transition
+from annotation.workflow import open_article_for_normalisation
 from search_proxy.webaddress import normalize_url
 
 COLUMNS = (
@@ -208,6 +209,7 @@ def import_articles(
             actor=user,
             reason=f"intake from {source_file or 'a file'} (line {row.line})",
         )
+        open_article_for_normalisation(article)
         report.created += 1
         progress(1)
     return report

@@ -317,6 +317,12 @@ class Task(models.Model):
     )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.POOLED)
     is_agreement_sample = models.BooleanField(default=False)
+    # Disputes and re-opened claims go before fresh work of the same phase.
+    priority = models.PositiveSmallIntegerField(default=0)
+    # The task this one replaces after a lapse or release: its draft is kept there.
+    replaces = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replaced_by"
+    )
 
     # The annotator's unsent work; draft_version rises with each save so that a stale
     # browser tab cannot overwrite newer work.
@@ -336,7 +342,13 @@ class Task(models.Model):
     class Meta:
         ordering = ["created_at", "id"]
         indexes = [
-            models.Index(fields=["phase", "status", "created_at"], name="task_claim_queue"),
+            # The pool each "Start next" reads: only waiting tasks, in hand-out order.
+            models.Index(
+                fields=["phase", "-priority", "created_at", "id"],
+                condition=Q(status="pooled"),
+                name="task_pool",
+            ),
+            models.Index(fields=["annotator", "phase", "status"], name="task_by_annotator"),
             models.Index(fields=["status", "lease_expires_at"], name="task_lease"),
         ]
         constraints = [
@@ -368,6 +380,50 @@ class Task(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status in self.OPEN_STATUSES
+
+    def save_draft(self, draft: dict, *, version: int) -> int:
+        """Store the annotator's unsent work if `version` is the latest one they saw.
+
+        Returns the new version. Raises StaleDraft when another tab saved since, so newer
+        work is never overwritten silently.
+        """
+        now = timezone.now()
+        updated = Task.objects.filter(
+            pk=self.pk, draft_version=version, status=Task.Status.IN_PROGRESS
+        ).update(
+            draft=draft,
+            draft_version=models.F("draft_version") + 1,
+            last_activity_at=now,
+            lease_expires_at=now + settings.TASK_LEASE,
+        )
+        if not updated:
+            self.refresh_from_db(fields=["draft", "draft_version", "status"])
+            raise StaleDraft(self)
+        self.draft, self.draft_version = draft, version + 1
+        return self.draft_version
+
+    def extend_lease(self, now=None) -> None:
+        """Mark activity now; the task stays with its annotator for another lease period."""
+        now = now or timezone.now()
+        self.last_activity_at, self.lease_expires_at = now, now + settings.TASK_LEASE
+
+    def touch(self) -> None:
+        """Record activity, which keeps the lease alive (saved at once)."""
+        self.extend_lease()
+        Task.objects.filter(pk=self.pk).update(
+            last_activity_at=self.last_activity_at, lease_expires_at=self.lease_expires_at
+        )
+
+
+class StaleDraft(Exception):
+    """A draft save from a browser tab that had not seen the latest saved version."""
+
+    def __init__(self, task: Task):
+        self.task = task
+        super().__init__(
+            f"task {task.pk} was saved elsewhere (now version {task.draft_version}) "
+            "or is no longer open"
+        )
 
 
 # --- Evidence (P2 and P4) ---------------------------------------------------------------
@@ -491,3 +547,22 @@ class Transition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.from_state or '∅'} → {self.to_state}"
+
+
+class AuditEntry(models.Model):
+    """A manager's action (assignment, release, role change, re-opened claim)."""
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=50)
+    summary = models.TextField()
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.summary}"

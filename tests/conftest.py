@@ -40,3 +40,9 @@ def averitec_dir() -> Path:
 @pytest.fixture(scope="session")
 def dev_json(averitec_dir) -> Path:
     return averitec_dir / "dev.json"
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # Real hashing is deliberately slow; tests create many accounts.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

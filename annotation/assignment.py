@@ -1,0 +1,268 @@
+"""Who gets which task: "Start next", manager hand-outs, leases, releases and quotas.
+
+The rules (DESIGN.md section 2): an annotator only receives phases they are qualified for,
+never a claim of an article they have touched in any phase, and the oldest waiting work of
+the phase, disputes first. Claiming locks the chosen row with SKIP LOCKED, so concurrent
+"Start next" calls never receive the same task, and the database's one-task-per-article
+constraint settles the rare race of one annotator's two simultaneous requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from annotation.models import PhaseQuota, Task, User
+from annotation.workflow import WorkflowError, audit
+
+# A claim attempt only fails when the same annotator races themselves for two claims of one
+# article; a few tries always settle it.
+MAX_CLAIM_ATTEMPTS = 5
+
+
+class NoTaskAvailable(Exception):
+    """Why "Start next" has nothing to give; the message is shown to the annotator."""
+
+
+def counted_tasks(annotator: User, phase: int) -> QuerySet[Task]:
+    """The tasks that count against a quota: held now or handed in."""
+    return Task.objects.filter(
+        annotator=annotator,
+        phase=phase,
+        status__in=(Task.Status.ASSIGNED, Task.Status.IN_PROGRESS, Task.Status.SUBMITTED),
+    )
+
+
+def quota_left(annotator: User, phase: int) -> int | None:
+    """How many more tasks of the phase the annotator may take; None when unlimited."""
+    quota = PhaseQuota.objects.filter(annotator=annotator, phase=phase).first()
+    if quota is None:
+        return None
+    return max(0, quota.limit - counted_tasks(annotator, phase).count())
+
+
+def claimable_pool(annotator: User, phase: int) -> QuerySet[Task]:
+    """Waiting tasks of the phase this annotator may receive, in hand-out order."""
+    touched = Task.objects.filter(annotator=annotator).values("article_id")
+    return (
+        Task.objects.filter(phase=phase, status=Task.Status.POOLED)
+        .exclude(article_id__in=touched)
+        .order_by("-priority", "created_at", "id")
+    )
+
+
+def _start(task: Task) -> Task:
+    """Open a held task: a manager's assignment starts its lease when first opened."""
+    task.status = Task.Status.IN_PROGRESS
+    task.opened_at = task.opened_at or timezone.now()
+    task.extend_lease()
+    task.save(update_fields=["status", "opened_at", "last_activity_at", "lease_expires_at"])
+    return task
+
+
+def current_task(annotator: User, phase: int) -> Task | None:
+    """The task of this phase the annotator is on, or the next one a manager assigned them."""
+    return (
+        Task.objects.filter(
+            annotator=annotator,
+            phase=phase,
+            status__in=(Task.Status.IN_PROGRESS, Task.Status.ASSIGNED),
+        )
+        .order_by("-status", "assigned_at", "id")  # in_progress sorts before assigned
+        .first()
+    )
+
+
+def next_task(annotator: User, phase: int) -> Task:
+    """The task the annotator should work on now in this phase ("Start next").
+
+    Resumes the one in progress or assigned to them; otherwise claims the oldest waiting
+    task they may receive. Raises NoTaskAvailable with a reason to show.
+    """
+    if not annotator.is_qualified_for(phase):
+        raise NoTaskAvailable(f"You are not qualified for phase {phase}; ask a manager.")
+    expire_lapsed_leases()
+    current = current_task(annotator, phase)
+    if current is not None:
+        return _start(current)
+    left = quota_left(annotator, phase)
+    if left == 0:
+        raise NoTaskAvailable(f"You have reached your quota for phase {phase}. Thank you!")
+    for _ in range(MAX_CLAIM_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                task = (
+                    claimable_pool(annotator, phase)
+                    .select_for_update(skip_locked=True, of=("self",))
+                    .first()
+                )
+                if task is None:
+                    raise NoTaskAvailable(f"No phase {phase} work is waiting for you right now.")
+                _hand_over(task, annotator, Task.Status.IN_PROGRESS)
+            return task
+        except IntegrityError:
+            continue
+    raise NoTaskAvailable("Too many people asked at once; please try again.")
+
+
+def _hand_over(task: Task, annotator: User, status: str) -> None:
+    now = timezone.now()
+    task.annotator = annotator
+    task.status = status
+    task.assigned_at = now
+    if status == Task.Status.IN_PROGRESS:
+        task.opened_at = now
+        task.extend_lease(now)
+    task.save()
+
+
+def expire_lapsed_leases(now=None) -> int:
+    """Return tasks idle past their lease to the pool; the lapsed task keeps its draft."""
+    now = now or timezone.now()
+    expired = 0
+    with transaction.atomic():
+        lapsed = Task.objects.filter(
+            status=Task.Status.IN_PROGRESS, lease_expires_at__lt=now
+        ).select_for_update(skip_locked=True)
+        for task in lapsed:
+            task.status = Task.Status.EXPIRED
+            task.save(update_fields=["status"])
+            _replacement(task)
+            expired += 1
+    return expired
+
+
+def _replacement(task: Task) -> Task:
+    return Task.objects.create(
+        phase=task.phase,
+        article_id=task.article_id,
+        claim_id=task.claim_id,
+        priority=task.priority,
+        is_agreement_sample=task.is_agreement_sample,
+        replaces=task,
+    )
+
+
+# --- Manager actions -------------------------------------------------------------------
+
+
+@transaction.atomic
+def release_task(task: Task, manager: User) -> Task:
+    """Take an open task away from its annotator; a fresh copy waits in the pool."""
+    task = Task.objects.select_for_update().get(pk=task.pk)
+    if task.status not in (Task.Status.ASSIGNED, Task.Status.IN_PROGRESS):
+        raise WorkflowError(f"task {task.pk} is {task.get_status_display()}; nothing to release")
+    holder = task.annotator
+    task.status = Task.Status.RELEASED
+    task.save(update_fields=["status"])
+    replacement = _replacement(task)
+    audit(manager, "release", f"released task {task.pk} from {holder}", task=task.pk)
+    return replacement
+
+
+@transaction.atomic
+def reassign_task(task: Task, annotator: User, manager: User) -> Task:
+    """Move an open or waiting task to a named annotator."""
+    task = Task.objects.select_for_update().get(pk=task.pk)
+    if task.status in (Task.Status.ASSIGNED, Task.Status.IN_PROGRESS):
+        task = release_task(task, manager)
+    elif task.status != Task.Status.POOLED:
+        raise WorkflowError(f"task {task.pk} is {task.get_status_display()}; it cannot move")
+    _check_can_receive(annotator, task)
+    try:
+        with transaction.atomic():
+            _hand_over(task, annotator, Task.Status.ASSIGNED)
+    except IntegrityError as exc:
+        raise WorkflowError(
+            f"{annotator} has already worked on this article and cannot take task {task.pk}"
+        ) from exc
+    audit(manager, "assign", f"assigned task {task.pk} to {annotator}", task=task.pk)
+    return task
+
+
+def _check_can_receive(annotator: User, task: Task) -> None:
+    if not annotator.is_qualified_for(task.phase):
+        raise WorkflowError(f"{annotator} is not qualified for phase {task.phase}")
+    if Task.objects.filter(annotator=annotator, article_id=task.article_id).exists():
+        raise WorkflowError(f"{annotator} has already worked on this article")
+    if quota_left(annotator, task.phase) == 0:
+        raise WorkflowError(f"{annotator} has reached their phase {task.phase} quota")
+
+
+def assign_tasks(
+    manager: User,
+    phase: int,
+    annotators: Sequence[User],
+    count: int,
+    *,
+    fill_evenly: bool = True,
+) -> dict[User, list[Task]]:
+    """Pre-assign up to `count` waiting tasks of a phase among the annotators.
+
+    With fill_evenly, each task goes to whoever holds the fewest open tasks of the phase, so
+    the selected annotators end up level; otherwise they take turns in the order given.
+    Annotators who are unqualified, at quota or have no eligible task left are passed over.
+    """
+    open_counts = dict(
+        Task.objects.filter(annotator__in=annotators, phase=phase, status__in=Task.OPEN_STATUSES)
+        .values_list("annotator")
+        .annotate(n=Count("id"))
+    )
+    load = {a: open_counts.get(a.pk, 0) for a in annotators if a.is_qualified_for(phase)}
+    handed: dict[User, list[Task]] = {a: [] for a in annotators}
+    turn = 0
+    while count > 0 and load:
+        if fill_evenly:
+            annotator = min(load, key=lambda a: (load[a], list(load).index(a)))
+        else:
+            annotator = list(load)[turn % len(load)]
+            turn += 1
+        left = quota_left(annotator, phase)
+        task = None
+        if left is None or left > 0:
+            with transaction.atomic():
+                task = (
+                    claimable_pool(annotator, phase)
+                    .select_for_update(skip_locked=True, of=("self",))
+                    .first()
+                )
+                if task is not None:
+                    _hand_over(task, annotator, Task.Status.ASSIGNED)
+        if task is None:
+            del load[annotator]
+            continue
+        handed[annotator].append(task)
+        load[annotator] += 1
+        count -= 1
+    given = {a.username: len(t) for a, t in handed.items() if t}
+    audit(
+        manager,
+        "assign",
+        f"assigned {sum(given.values())} phase {phase} task(s): "
+        + (", ".join(f"{n} to {name}" for name, n in given.items()) or "none available"),
+        phase=phase,
+        assigned=given,
+        fill_evenly=fill_evenly,
+    )
+    return handed
+
+
+def queue_overview() -> list[dict]:
+    """Per phase: waiting, assigned, in progress and done today (for the manager page)."""
+    today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+    rows = Task.objects.values("phase").annotate(
+        waiting=Count("id", filter=Q(status=Task.Status.POOLED)),
+        assigned=Count("id", filter=Q(status=Task.Status.ASSIGNED)),
+        in_progress=Count("id", filter=Q(status=Task.Status.IN_PROGRESS)),
+        done_today=Count("id", filter=Q(status=Task.Status.SUBMITTED, submitted_at__gte=today)),
+    )
+    by_phase = {row["phase"]: row for row in rows}
+    return [
+        by_phase.get(
+            phase, {"phase": phase, "waiting": 0, "assigned": 0, "in_progress": 0, "done_today": 0}
+        )
+        for phase in range(1, 6)
+    ]

@@ -1,0 +1,450 @@
+"""The five-phase workflow: how articles and claims move when an annotator submits.
+
+    article ─P1─▶ claims (or skipped) ─P2─▶ evidence ─P3─▶ verdicts agree ─▶ accepted
+                     │ excluded types/strategies stop here      └ disagree ─P4─▶ revised evidence
+                                                                   ─P5─▶ agree ─▶ accepted (re-annotated)
+                                                                        └ disagree ─▶ discarded
+
+Every submit function locks its task, does nothing if the task was already submitted (a
+retried request or redelivered job is harmless), records each state change as a Transition,
+and creates the pooled task of the next phase. Screens, the API and commands call these
+functions and nothing else changes workflow state.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import (
+    Answer,
+    Article,
+    AuditEntry,
+    Claim,
+    EvidenceRound,
+    Question,
+    Task,
+    Transition,
+    User,
+)
+from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
+from search_proxy.models import Source
+
+DISPUTE_PRIORITY = 1
+
+
+class WorkflowError(Exception):
+    """An action the workflow does not allow in the current state (says which and why)."""
+
+
+# --- What annotators hand in (validated by forms or serializers before it gets here) ------
+
+
+@dataclass
+class NormalisedClaim:
+    text: str
+    fact_checker_label: str
+    claim_date: date
+    claim_types: list[str]
+    fact_checking_strategies: list[str]
+    speaker: str | None = None
+    reporting_source: str | None = None
+    original_claim_url: str | None = None
+    media_url: str = ""
+    image_transcription: str = ""
+    location_iso_code: str | None = None
+
+
+@dataclass
+class AnswerData:
+    text: str
+    answer_type: str
+    source_url: str = ""
+    source_medium: str = ""
+    boolean_explanation: str | None = None
+
+
+@dataclass
+class QuestionData:
+    text: str
+    answers: list[AnswerData]
+
+
+@dataclass
+class EvidenceData:
+    questions: list[QuestionData]
+    verdict: str
+    claim_correction: str = ""
+    pairs_support_verdict: bool | None = None
+
+
+@dataclass
+class FlagData:
+    code: str
+    question_position: int | None = None
+    answer_position: int | None = None
+
+
+@dataclass
+class QualityVerdict:
+    verdict: str | None
+    justification: str = ""
+    unreadable: bool = False
+    flags: list[FlagData] = field(default_factory=list)
+
+
+# --- Helpers ---------------------------------------------------------------------------
+
+
+def _record(subject, to_state: str, *, from_state: str = "", task=None, actor=None, reason=""):
+    kwargs = {"article": subject} if isinstance(subject, Article) else {"claim": subject}
+    Transition.objects.create(
+        **kwargs, from_state=from_state, to_state=to_state, task=task, actor=actor, reason=reason
+    )
+
+
+def _move(claim: Claim, to_state: str, *, task=None, actor=None, reason="") -> None:
+    from_state = claim.state
+    claim.state = to_state
+    claim.save()
+    _record(claim, to_state, from_state=from_state, task=task, actor=actor, reason=reason)
+
+
+def _pool(phase: int, claim: Claim, *, priority: int = 0, agreement: bool = False) -> Task:
+    return Task.objects.create(
+        phase=phase,
+        article_id=claim.article_id,
+        claim=claim,
+        priority=priority,
+        is_agreement_sample=agreement,
+    )
+
+
+def _lock_open_task(task: Task, phase: int) -> Task | None:
+    """The task row locked for submission, or None when it was already submitted."""
+    locked = Task.objects.select_for_update().get(pk=task.pk)
+    if locked.phase != phase:
+        raise WorkflowError(f"task {task.pk} belongs to P{locked.phase}, not P{phase}")
+    if locked.status == Task.Status.SUBMITTED:
+        return None
+    if locked.status != Task.Status.IN_PROGRESS:
+        raise WorkflowError(
+            f"task {task.pk} is {locked.get_status_display()}; only a task in progress "
+            "can be submitted"
+        )
+    return locked
+
+
+def _close(task: Task) -> None:
+    now = timezone.now()
+    task.status = Task.Status.SUBMITTED
+    task.submitted_at = now
+    task.last_activity_at = now
+    task.lease_expires_at = None
+    task.save()
+
+
+# --- P1 --------------------------------------------------------------------------------
+
+
+def open_article_for_normalisation(article: Article) -> Task:
+    """The pooled P1 task of a new article (created once)."""
+    task = Task.objects.filter(
+        article=article, phase=Phase.NORMALISATION, status__in=Task.OPEN_STATUSES
+    ).first()
+    return task or Task.objects.create(phase=Phase.NORMALISATION, article=article)
+
+
+@transaction.atomic
+def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Claim]:
+    """Turn an article into claims; claims of excluded kinds stop here with the reason."""
+    locked = _lock_open_task(task, Phase.NORMALISATION)
+    if locked is None:
+        return list(Claim.objects.filter(article_id=task.article_id))
+    if not claims:
+        raise WorkflowError("a normalised article needs at least one claim, or a skip report")
+    article = Article.objects.select_for_update().get(pk=locked.article_id)
+    if article.state != Article.State.AWAITING_NORMALISATION:
+        raise WorkflowError(f"article {article.pk} is {article.get_state_display()}")
+    start = (
+        article.claims.order_by("-position").values_list("position", flat=True).first() or -1
+    ) + 1
+    created = []
+    for offset, data in enumerate(claims):
+        claim = Claim.objects.create(
+            article=article,
+            position=start + offset,
+            text=data.text,
+            fact_checker_label=data.fact_checker_label,
+            claim_date=data.claim_date,
+            speaker=data.speaker,
+            reporting_source=data.reporting_source,
+            original_claim_url=data.original_claim_url,
+            media_url=data.media_url,
+            image_transcription=data.image_transcription,
+            location_iso_code=data.location_iso_code,
+            claim_types=data.claim_types,
+            fact_checking_strategies=data.fact_checking_strategies,
+            state=Claim.State.QUESTIONS,
+        )
+        reason = claim.exclusion_reason_for_choices()
+        if reason:
+            claim.state = Claim.State.EXCLUDED
+            claim.exclusion_reason = reason
+            claim.save()
+            _record(claim, claim.state, task=locked, actor=locked.annotator, reason=reason)
+        else:
+            claim.is_agreement_sample = random.random() < settings.AGREEMENT_SAMPLE_RATE
+            claim.save()
+            _record(claim, claim.state, task=locked, actor=locked.annotator, reason="normalised")
+            _pool(Phase.QUESTIONS, claim)
+            if claim.is_agreement_sample:
+                _pool(Phase.QUESTIONS, claim, agreement=True)
+        created.append(claim)
+    from_state = article.state
+    article.state = Article.State.NORMALISED
+    article.save()
+    _record(
+        article,
+        article.state,
+        from_state=from_state,
+        task=locked,
+        actor=locked.annotator,
+        reason=f"split into {len(created)} claim(s)",
+    )
+    _close(locked)
+    return created
+
+
+@transaction.atomic
+def skip_article(task: Task, reason: str, note: str = "") -> Article:
+    """Report an unusable article (paywall, 404, does not load, other): it leaves the work."""
+    if reason not in Article.SkipReason.values:
+        raise WorkflowError(f"unknown skip reason {reason!r}")
+    if reason == Article.SkipReason.OTHER and not note.strip():
+        raise WorkflowError("say what is wrong with the article when the reason is 'other'")
+    locked = _lock_open_task(task, Phase.NORMALISATION)
+    article = Article.objects.select_for_update().get(pk=task.article_id)
+    if locked is None:
+        return article
+    from_state = article.state
+    article.state = Article.State.SKIPPED
+    article.skip_reason = reason
+    article.skip_note = note.strip()
+    article.save()
+    _record(
+        article,
+        article.state,
+        from_state=from_state,
+        task=locked,
+        actor=locked.annotator,
+        reason=f"{article.get_skip_reason_display()}{': ' + article.skip_note if note else ''}",
+    )
+    _close(locked)
+    return article
+
+
+# --- P2 and P4 -------------------------------------------------------------------------
+
+
+def _store_evidence(
+    task: Task, claim: Claim, data: EvidenceData, *, based_on: EvidenceRound | None = None
+) -> EvidenceRound:
+    if not data.questions:
+        raise WorkflowError("evidence needs at least one question")
+    now = timezone.now()
+    evidence = EvidenceRound.objects.create(
+        claim=claim,
+        task=task,
+        phase=task.phase,
+        based_on=based_on,
+        verdict=data.verdict,
+        claim_correction=data.claim_correction.strip(),
+        pairs_support_verdict=data.pairs_support_verdict,
+        is_agreement_sample=task.is_agreement_sample,
+        submitted_at=now,
+    )
+    for q_position, q in enumerate(data.questions):
+        question = Question.objects.create(
+            evidence_round=evidence, position=q_position, text=q.text
+        )
+        for a_position, a in enumerate(q.answers):
+            web = a.source_url.lower().startswith(("http://", "https://"))
+            Answer.objects.create(
+                question=question,
+                position=a_position,
+                text=a.text,
+                answer_type=a.answer_type,
+                boolean_explanation=a.boolean_explanation,
+                source_url=a.source_url,
+                source_medium=a.source_medium,
+                source=Source.for_url(a.source_url) if web else None,
+            )
+    return evidence
+
+
+@transaction.atomic
+def submit_evidence(task: Task, data: EvidenceData) -> EvidenceRound:
+    """P2: store the question-answer pairs and verdict; the claim goes to the quality check."""
+    locked = _lock_open_task(task, Phase.QUESTIONS)
+    if locked is None:
+        return task.evidence_round
+    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    if not locked.is_agreement_sample and claim.state != Claim.State.QUESTIONS:
+        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not waiting for P2")
+    evidence = _store_evidence(locked, claim, data)
+    _close(locked)
+    if locked.is_agreement_sample:
+        # The extra round only feeds agreement figures: its own blind check, no state change.
+        _pool(Phase.QUALITY_CHECK, claim, agreement=True)
+    else:
+        _move(claim, Claim.State.QUALITY_CHECK, task=locked, actor=locked.annotator)
+        _pool(Phase.QUALITY_CHECK, claim)
+    return evidence
+
+
+@transaction.atomic
+def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
+    """P4: store the revised pairs and verdict; the claim goes to post-control."""
+    locked = _lock_open_task(task, Phase.DISPUTE)
+    if locked is None:
+        return task.evidence_round
+    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    if claim.state != Claim.State.DISPUTE:
+        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in dispute")
+    # A re-opened claim builds on its last dispute round, a first dispute on the P2 pairs.
+    evidence = _store_evidence(locked, claim, data, based_on=claim.dataset_evidence())
+    _close(locked)
+    _move(claim, Claim.State.POST_CONTROL, task=locked, actor=locked.annotator)
+    _pool(Phase.POST_CONTROL, claim, priority=DISPUTE_PRIORITY)
+    return evidence
+
+
+# --- P3 and P5 -------------------------------------------------------------------------
+
+
+def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict):
+    from review.models import ProblemFlag, QualityCheck
+
+    if data.unreadable:
+        verdict = None
+    elif not data.verdict:
+        raise WorkflowError("give a verdict, or mark the claim unreadable")
+    else:
+        verdict = data.verdict
+    if verdict == CLAIM_TOO_VAGUE and task.phase != Phase.POST_CONTROL:
+        raise WorkflowError("'Claim too vague' is only a post-control (P5) verdict")
+    if not data.unreadable and not data.justification.strip():
+        raise WorkflowError("a verdict needs a justification")
+    check = QualityCheck.objects.create(
+        claim=claim,
+        task=task,
+        phase=task.phase,
+        evidence_round=evidence,
+        verdict=verdict,
+        unreadable=data.unreadable,
+        justification=data.justification.strip(),
+        is_agreement_sample=task.is_agreement_sample,
+        submitted_at=timezone.now(),
+    )
+    questions = {q.position: q for q in evidence.questions.prefetch_related("answers")}
+    for flag in data.flags:
+        question = answer = None
+        if flag.question_position is not None:
+            question = questions.get(flag.question_position)
+            if question is None:
+                raise WorkflowError(f"flag {flag.code}: no question {flag.question_position}")
+            if flag.answer_position is not None:
+                answer = next(
+                    (a for a in question.answers.all() if a.position == flag.answer_position),
+                    None,
+                )
+                if answer is None:
+                    raise WorkflowError(f"flag {flag.code}: no answer {flag.answer_position}")
+                question = None
+        ProblemFlag.objects.create(
+            quality_check=check, question=question, answer=answer, code=flag.code
+        )
+    return check
+
+
+@transaction.atomic
+def submit_quality_check(task: Task, data: QualityVerdict):
+    """P3: a blind verdict. Agreement with P2 accepts the claim; anything else is a dispute."""
+    locked = _lock_open_task(task, Phase.QUALITY_CHECK)
+    if locked is None:
+        return task.quality_check
+    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    rounds = claim.evidence_rounds.filter(
+        phase=Phase.QUESTIONS, is_agreement_sample=locked.is_agreement_sample
+    )
+    evidence = rounds.order_by("-submitted_at").first()
+    if evidence is None:
+        raise WorkflowError(f"claim {claim.pk} has no evidence to check")
+    if not locked.is_agreement_sample and claim.state != Claim.State.QUALITY_CHECK:
+        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P3")
+    check = _store_check(locked, claim, evidence, data)
+    _close(locked)
+    if locked.is_agreement_sample:
+        return check
+    if not check.unreadable and check.verdict == evidence.verdict:
+        _accept(claim, check, task=locked, reannotated=False)
+    else:
+        why = "unreadable" if check.unreadable else f"P2 {evidence.verdict} vs P3 {check.verdict}"
+        _move(claim, Claim.State.DISPUTE, task=locked, actor=locked.annotator, reason=why)
+        _pool(Phase.DISPUTE, claim, priority=DISPUTE_PRIORITY)
+    return check
+
+
+@transaction.atomic
+def submit_post_control(task: Task, data: QualityVerdict):
+    """P5: a blind verdict on P4's evidence. Agreement accepts; anything else discards."""
+    locked = _lock_open_task(task, Phase.POST_CONTROL)
+    if locked is None:
+        return task.quality_check
+    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    if claim.state != Claim.State.POST_CONTROL:
+        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P5")
+    evidence = claim.evidence_rounds.filter(phase=Phase.DISPUTE).order_by("-submitted_at").first()
+    if evidence is None:
+        raise WorkflowError(f"claim {claim.pk} has no P4 evidence to check")
+    check = _store_check(locked, claim, evidence, data)
+    _close(locked)
+    if not check.unreadable and check.verdict == evidence.verdict:
+        _accept(claim, check, task=locked, reannotated=True)
+    else:
+        why = "unreadable" if check.unreadable else f"P4 {evidence.verdict} vs P5 {check.verdict}"
+        _move(claim, Claim.State.DISCARDED, task=locked, actor=locked.annotator, reason=why)
+    return check
+
+
+def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
+    claim.label = check.verdict
+    claim.justification = check.justification
+    claim.required_reannotation = reannotated
+    claim.accepted_at = timezone.now()
+    _move(claim, Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
+
+
+# --- Manager actions -------------------------------------------------------------------
+
+
+def audit(actor: User | None, action: str, summary: str, **details) -> AuditEntry:
+    return AuditEntry.objects.create(actor=actor, action=action, summary=summary, details=details)
+
+
+@transaction.atomic
+def reopen_discarded_claim(claim: Claim, manager: User, reason: str = "") -> Task:
+    """Give a discarded claim another dispute round (P4, then P5)."""
+    claim = Claim.objects.select_for_update().get(pk=claim.pk)
+    if claim.state != Claim.State.DISCARDED:
+        raise WorkflowError(f"only discarded claims can be re-opened; this one is {claim.state}")
+    _move(claim, Claim.State.DISPUTE, actor=manager, reason=reason or "re-opened by a manager")
+    task = _pool(Phase.DISPUTE, claim, priority=DISPUTE_PRIORITY)
+    audit(manager, "reopen", f"re-opened claim {claim.pk} into P4", claim=claim.pk, reason=reason)
+    return task

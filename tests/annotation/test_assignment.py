@@ -1,0 +1,191 @@
+"""Start next, manager hand-outs, leases and quotas."""
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from annotation import assignment, workflow
+from annotation.models import AuditEntry, PhaseQuota, StaleDraft, Task
+from annotation.vocabulary import Phase
+from tests import steps
+from tests.factories import AnnotatorFactory, ClaimWaitingForQuestionsFactory, PooledTaskFactory
+
+
+def _pooled(n=1, **kwargs):
+    return [PooledTaskFactory(**kwargs) for _ in range(n)]
+
+
+def test_start_next_hands_out_the_oldest_waiting_task(annotator):
+    older, newer = _pooled(2)
+    Task.objects.filter(pk=newer.pk).update(created_at=older.created_at - datetime.timedelta(1))
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    assert task == newer
+    task.refresh_from_db()
+    assert task.annotator == annotator and task.status == Task.Status.IN_PROGRESS
+    assert task.lease_expires_at > timezone.now()
+
+
+def test_start_next_resumes_the_task_in_progress_instead_of_taking_another(annotator):
+    _pooled(2)
+    first = assignment.next_task(annotator, Phase.QUESTIONS)
+    assert assignment.next_task(annotator, Phase.QUESTIONS) == first
+    assert Task.objects.filter(annotator=annotator).count() == 1
+
+
+def test_disputes_are_handed_out_before_fresh_work(annotator):
+    (fresh,) = _pooled()
+    (dispute,) = _pooled(phase=Phase.DISPUTE, priority=1)
+    (late_dispute,) = _pooled(phase=Phase.DISPUTE, priority=1)
+    (plain_p4,) = _pooled(phase=Phase.DISPUTE)
+    assert assignment.next_task(annotator, Phase.DISPUTE) == dispute
+    assert fresh.status == Task.Status.POOLED
+    assert late_dispute.pk and plain_p4.pk
+
+
+def test_an_annotator_never_gets_a_claim_of_an_article_they_touched(annotator, second_annotator):
+    claim = ClaimWaitingForQuestionsFactory()
+    sibling = ClaimWaitingForQuestionsFactory(article=claim.article)
+    PooledTaskFactory(claim=claim)
+    PooledTaskFactory(claim=sibling)
+    first = assignment.next_task(annotator, Phase.QUESTIONS)
+    workflow.submit_evidence(first, steps.evidence())
+    with pytest.raises(assignment.NoTaskAvailable, match="No phase 2 work"):
+        assignment.next_task(annotator, Phase.QUESTIONS)
+    assert assignment.next_task(second_annotator, Phase.QUESTIONS).claim in (claim, sibling)
+
+
+def test_the_p2_annotator_never_gets_the_p3_check_of_the_same_claim(db):
+    a, b, c = AnnotatorFactory.create_batch(3)
+    steps.new_article()
+    steps.normalise(a)
+    steps.answer(b)
+    for person in (a, b):
+        with pytest.raises(assignment.NoTaskAvailable):
+            assignment.next_task(person, Phase.QUALITY_CHECK)
+    assert assignment.next_task(c, Phase.QUALITY_CHECK).phase == Phase.QUALITY_CHECK
+
+
+def test_an_annotator_not_qualified_for_a_phase_gets_nothing(outsider):
+    _pooled()
+    with pytest.raises(assignment.NoTaskAvailable, match="not qualified"):
+        assignment.next_task(outsider, Phase.QUESTIONS)
+    assert not Task.objects.filter(annotator=outsider).exists()
+
+
+def test_a_deactivated_account_gets_nothing(annotator):
+    _pooled()
+    annotator.is_active = False
+    annotator.save()
+    with pytest.raises(assignment.NoTaskAvailable):
+        assignment.next_task(annotator, Phase.QUESTIONS)
+
+
+def test_a_quota_stops_hand_outs_once_reached(annotator):
+    PhaseQuota.objects.create(annotator=annotator, phase=Phase.QUESTIONS, limit=2)
+    _pooled(3)
+    for _ in range(2):
+        workflow.submit_evidence(assignment.next_task(annotator, Phase.QUESTIONS), steps.evidence())
+    with pytest.raises(assignment.NoTaskAvailable, match="quota"):
+        assignment.next_task(annotator, Phase.QUESTIONS)
+    assert assignment.quota_left(annotator, Phase.QUESTIONS) == 0
+    assert assignment.quota_left(annotator, Phase.QUALITY_CHECK) is None
+
+
+def test_a_lapsed_lease_returns_the_task_to_the_pool_and_keeps_the_draft(
+    annotator, second_annotator
+):
+    _pooled()
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    task.save_draft({"questions": ["half-written"]}, version=0)
+    Task.objects.filter(pk=task.pk).update(
+        lease_expires_at=timezone.now() - datetime.timedelta(seconds=1)
+    )
+    assert assignment.expire_lapsed_leases() == 1
+    task.refresh_from_db()
+    assert task.status == Task.Status.EXPIRED
+    assert task.draft == {"questions": ["half-written"]}
+    fresh = assignment.next_task(second_annotator, Phase.QUESTIONS)
+    assert fresh.replaces == task and fresh.claim == task.claim
+    assert assignment.expire_lapsed_leases() == 0
+
+
+def test_activity_keeps_the_lease_alive(annotator, settings):
+    settings.TASK_LEASE = datetime.timedelta(minutes=5)
+    _pooled()
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    Task.objects.filter(pk=task.pk).update(
+        lease_expires_at=timezone.now() + datetime.timedelta(seconds=1)
+    )
+    task.save_draft({"a": 1}, version=0)
+    task.refresh_from_db()
+    assert task.lease_expires_at > timezone.now() + datetime.timedelta(minutes=4)
+
+
+def test_a_stale_tab_cannot_overwrite_a_newer_draft(annotator):
+    _pooled()
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    tab_one = Task.objects.get(pk=task.pk)
+    tab_two = Task.objects.get(pk=task.pk)
+    assert tab_one.save_draft({"text": "newer"}, version=0) == 1
+    with pytest.raises(StaleDraft):
+        tab_two.save_draft({"text": "older"}, version=0)
+    task.refresh_from_db()
+    assert task.draft == {"text": "newer"} and task.draft_version == 1
+
+
+def test_a_manager_can_release_a_task_back_to_the_pool(annotator, manager):
+    _pooled()
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    replacement = assignment.release_task(task, manager)
+    task.refresh_from_db()
+    assert task.status == Task.Status.RELEASED
+    assert replacement.status == Task.Status.POOLED and replacement.replaces == task
+    assert AuditEntry.objects.get(action="release").actor == manager
+
+
+def test_a_manager_can_reassign_a_task_to_someone_who_has_not_seen_the_article(
+    annotator, second_annotator, manager
+):
+    _pooled()
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    moved = assignment.reassign_task(task, second_annotator, manager)
+    assert moved.annotator == second_annotator and moved.status == Task.Status.ASSIGNED
+    with pytest.raises(workflow.WorkflowError, match="already worked on this article"):
+        assignment.reassign_task(moved, annotator, manager)
+    assert assignment.next_task(second_annotator, Phase.QUESTIONS) == moved
+
+
+def test_assigning_in_bulk_fills_the_selected_annotators_evenly(manager):
+    people = AnnotatorFactory.create_batch(3)
+    _pooled(10)
+    PooledTaskFactory(annotator=people[0], status=Task.Status.ASSIGNED)
+    handed = assignment.assign_tasks(manager, Phase.QUESTIONS, people, 8)
+    counts = [Task.objects.filter(annotator=p, status=Task.Status.ASSIGNED).count() for p in people]
+    assert sum(len(t) for t in handed.values()) == 8
+    assert counts == [3, 3, 3]
+    assert "assigned 8 phase 2 task(s)" in AuditEntry.objects.get().summary
+
+
+def test_assigning_in_bulk_takes_turns_when_not_filling_evenly(manager):
+    people = AnnotatorFactory.create_batch(2)
+    _pooled(5)
+    PooledTaskFactory(annotator=people[0], status=Task.Status.ASSIGNED)
+    assignment.assign_tasks(manager, Phase.QUESTIONS, people, 4, fill_evenly=False)
+    counts = [Task.objects.filter(annotator=p, status=Task.Status.ASSIGNED).count() for p in people]
+    assert counts == [3, 2]
+
+
+def test_assigning_in_bulk_skips_annotators_at_quota_or_unqualified(manager, outsider):
+    capped = AnnotatorFactory()
+    PhaseQuota.objects.create(annotator=capped, phase=Phase.QUESTIONS, limit=1)
+    _pooled(4)
+    handed = assignment.assign_tasks(manager, Phase.QUESTIONS, [capped, outsider], 4)
+    assert len(handed[capped]) == 1 and handed[outsider] == []
+
+
+def test_the_queue_overview_counts_each_phase(annotator):
+    _pooled(3)
+    assignment.next_task(annotator, Phase.QUESTIONS)
+    p2 = assignment.queue_overview()[1]
+    assert (p2["phase"], p2["waiting"], p2["in_progress"]) == (2, 2, 1)
