@@ -1,8 +1,8 @@
 """The five-phase workflow: how articles and claims move when an annotator submits.
 
-    article ─P1─▶ claims (or skipped) ─P2─▶ evidence ─P3─▶ verdicts agree ─▶ accepted
-                     │ excluded types/strategies stop here      └ disagree ─P4─▶ revised evidence
-                                                                   ─P5─▶ agree ─▶ accepted (re-annotated)
+    article ─P1─▶ claims, or skipped (claims of excluded kinds stop here)
+    claim ─P2─▶ evidence ─P3─▶ verdicts agree ─▶ accepted
+                               └ disagree ─P4─▶ revised evidence ─P5─▶ agree ─▶ accepted
                                                                         └ disagree ─▶ discarded
 
 Every submit function locks its task, does nothing if the task was already submitted (a

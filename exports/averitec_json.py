@@ -49,8 +49,8 @@ ANSWER_KEYS = (
     "cached_source_url",
 )
 
-_DATE = re.compile(r"^(\d{1,2})-(\d{1,2})-(\d{4})$")
-_ISO_CODE = re.compile(r"^[A-Z]{2}$")
+_DATE = re.compile(r"^([0-9]{1,2})-([0-9]{1,2})-([0-9]{4})\Z")
+_ISO_CODE = re.compile(r"^[A-Z]{2}\Z")
 # Enough to show what is wrong with a file without flooding the terminal.
 MAX_REPORTED_PROBLEMS = 50
 
