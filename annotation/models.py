@@ -99,6 +99,11 @@ class Batch(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @staticmethod
+    def default_name(file_name: str) -> str:
+        # Microseconds keep two quick imports of files with the same name apart.
+        return f"{file_name} {timezone.now():%Y-%m-%d %H:%M:%S.%f}"
+
 
 class ArticleQuerySet(models.QuerySet):
     def awaiting_normalisation(self) -> ArticleQuerySet:

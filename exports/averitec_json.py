@@ -51,6 +51,8 @@ ANSWER_KEYS = (
 
 _DATE = re.compile(r"^([0-9]{1,2})-([0-9]{1,2})-([0-9]{4})\Z")
 _ISO_CODE = re.compile(r"^[A-Z]{2}\Z")
+# Longer addresses are almost surely broken, and would not fit the database's URL keys.
+MAX_URL_LENGTH = 2000
 # Enough to show what is wrong with a file without flooding the terminal.
 MAX_REPORTED_PROBLEMS = 50
 
@@ -171,6 +173,17 @@ class _Reader:
         if type(value) is not kind:
             self._fail(key, f"must be {_TYPE_NAMES[kind]}, not {_type_name(value)}")
             return None
+        if kind is str and "\x00" in value:
+            # PostgreSQL cannot store NUL characters in text.
+            self._fail(key, "contains a NUL character (\\u0000)")
+            return None
+        return value
+
+    def url(self, key: str, *, required: bool = True, nullable: bool = False) -> str | None:
+        value = self.get(key, str, required=required, nullable=nullable)
+        if value is not None and len(value) > MAX_URL_LENGTH:
+            self._fail(key, f"is {len(value)} characters long; at most {MAX_URL_LENGTH} allowed")
+            return None
         return value
 
     def choice(self, key: str, allowed: Iterable[str], *, required: bool = True):
@@ -237,8 +250,8 @@ def _parse_claim(
         except ValueError as exc:
             r._fail("claim_date", str(exc))
     speaker = r.get("speaker", str, required=False, nullable=True)
-    original_claim_url = r.get("original_claim_url", str, required=False, nullable=True)
-    article = r.get("fact_checking_article", str)
+    original_claim_url = r.url("original_claim_url", required=False, nullable=True)
+    article = r.url("fact_checking_article")
     if article is not None and not article.strip():
         r._fail("fact_checking_article", "is empty")
     reporting_source = r.get("reporting_source", str, required=False, nullable=True)
@@ -327,7 +340,7 @@ def _parse_answer(where: str, raw: Any, problems: _Problems) -> ParsedAnswer | N
             r._fail(key, "is not a field of an answer")
     text = r.get("answer", str)
     answer_type = r.choice("answer_type", AnswerType.values)
-    source_url = r.get("source_url", str, required=False)
+    source_url = r.url("source_url", required=False)
     source_medium = r.choice("source_medium", SourceMedium.values, required=False)
     explanation = r.get("boolean_explanation", str, required=False, nullable=True)
     cached = r.get("cached_source_url", str, required=False, nullable=True)

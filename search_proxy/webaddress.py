@@ -50,7 +50,10 @@ def normalize_url(url: str) -> str:
     host = (parts.hostname or "").lower().rstrip(".")
     if host.startswith("www."):
         host = host[4:]
-    port = parts.port
+    try:
+        port = parts.port
+    except ValueError:  # a port that is not a number: keep what was written
+        port = parts.netloc.rsplit(":", 1)[-1].lower()
     netloc = host if port in (None, 80, 443) else f"{host}:{port}"
     path = parts.path or "/"
     if len(path) > 1:

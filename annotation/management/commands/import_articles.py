@@ -1,10 +1,10 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
 from tqdm import tqdm
 
 from annotation.intake import COLUMNS, IntakeError, import_articles, read_rows
+from annotation.models import Batch
 
 
 class Command(BaseCommand):
@@ -29,7 +29,9 @@ class Command(BaseCommand):
         if dry_run:
             self.stdout.write(f"{path}: {len(rows)} valid rows. Dry run: nothing stored.")
             return
-        name = batch or f"{path.name} {timezone.now():%Y-%m-%d %H:%M:%S}"
+        name = batch or Batch.default_name(path.name)
+        if Batch.objects.filter(name=name).exists():
+            raise CommandError(f"a batch named {name!r} exists already; choose another --batch")
         with tqdm(
             total=len(rows),
             desc="Importing articles",

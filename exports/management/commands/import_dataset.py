@@ -1,9 +1,9 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
 from tqdm import tqdm
 
+from annotation.models import Batch
 from exports.averitec_json import DatasetFormatError, load_dataset
 from exports.dataset import import_claims
 
@@ -43,7 +43,9 @@ class Command(BaseCommand):
         if dry_run:
             self.stdout.write(f"{path}: {len(records)} valid records. Dry run: nothing stored.")
             return
-        name = batch or f"{path.name} {timezone.now():%Y-%m-%d %H:%M:%S}"
+        name = batch or Batch.default_name(path.name)
+        if Batch.objects.filter(name=name).exists():
+            raise CommandError(f"a batch named {name!r} exists already; choose another --batch")
         with tqdm(
             total=len(records),
             desc="Importing claims",

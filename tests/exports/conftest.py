@@ -1,0 +1,59 @@
+"""Fixtures for the dataset import and export: copies of dev.json, as they are or damaged."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+Records = list[dict[str, Any]]
+
+
+@pytest.fixture
+def dev_records(dev_json: Path) -> Records:
+    """A fresh decoded copy of dev.json that a test may change at will."""
+    return json.loads(dev_json.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def write_dataset(tmp_path: Path) -> Callable[[Any], Path]:
+    """Writes a JSON value to a file in tmp_path (formatted like the release) and returns it."""
+    written = 0
+
+    def write(value: Any, name: str | None = None) -> Path:
+        nonlocal written
+        written += 1
+        path = tmp_path / (name or f"dataset-{written}.json")
+        path.write_text(json.dumps(value, indent=4) + "\n", encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def run_import(db) -> Callable[..., str]:
+    """Runs the import_dataset command on a file and returns what it printed."""
+
+    def run(path: Path, *args: str) -> str:
+        out = io.StringIO()
+        call_command("import_dataset", str(path), *args, stdout=out, stderr=io.StringIO())
+        return out.getvalue()
+
+    return run
+
+
+@pytest.fixture
+def run_export(db) -> Callable[..., str]:
+    """Runs the export_dataset command into a file and returns what it printed."""
+
+    def run(path: Path, *args: str) -> str:
+        out = io.StringIO()
+        call_command("export_dataset", "--out", str(path), *args, stdout=out, stderr=io.StringIO())
+        return out.getvalue()
+
+    return run
