@@ -169,6 +169,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    "expire-leases": {"task": "annotation.tasks.expire_leases", "schedule": 300.0},
+}
 
 # --- Domain settings --------------------------------------------------------------------
 # Where the public AVeriTeC release files live (tests and the demo read them from there).

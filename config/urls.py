@@ -16,6 +16,7 @@ urlpatterns = [
     ),
     path("annotate/", include("annotation.urls")),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("annotation.api_urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("healthz", annotation_views.health, name="health"),

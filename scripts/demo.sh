@@ -12,7 +12,7 @@ $py manage.py collectstatic --no-input -v0
 $py manage.py seed_demo
 
 mkdir -p var/log
-.venv/bin/celery -A config worker --loglevel=INFO --concurrency=2 >var/log/worker.log 2>&1 &
+.venv/bin/celery -A config worker --beat --schedule var/celerybeat-schedule --loglevel=INFO --concurrency=2 >var/log/worker.log 2>&1 &
 worker=$!
 trap 'kill $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT INT TERM
 

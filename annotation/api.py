@@ -1,0 +1,239 @@
+"""The task API under /api/v1/: what the annotation screens do, for scripts and other clients.
+
+Each endpoint fetches one of the caller's own tasks (someone else's task is a 404, so its
+existence does not leak), validates the input with a serializer, calls assignment or
+workflow, and responds. Status codes beyond the usual 400/401/404/405:
+
+- 409 `{"detail": ...}` when "next" has no task to give (NoTaskAvailable: nothing waiting,
+  quota reached or not qualified), and when the workflow refuses a submission in the task's
+  current state (WorkflowError: expired, released, assigned but not opened yet...);
+- 409 `{"detail", "draft_version", "status"}` when a draft save is stale (StaleDraft).
+
+Submitting a task that is already submitted answers 200 with what it produced the first time.
+"""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import Serializer
+
+from annotation import assignment, workflow
+from annotation.models import Article, EvidenceRound, StaleDraft, Task
+from annotation.serializers import (
+    SUBMIT_SERIALIZERS,
+    TASK_PAGE_SERIALIZERS,
+    DisputeTaskSerializer,
+    DraftSerializer,
+    ErrorSerializer,
+    EvidenceRoundResultSerializer,
+    EvidenceSubmitSerializer,
+    EvidenceTaskSerializer,
+    NextTaskSerializer,
+    NormalisationResultSerializer,
+    NormalisationSubmitSerializer,
+    NormalisationTaskSerializer,
+    PostControlSubmitSerializer,
+    QualityCheckResultSerializer,
+    QualityCheckSubmitSerializer,
+    QualityCheckTaskSerializer,
+    SavedDraftSerializer,
+    StaleDraftSerializer,
+    SubmittedTaskSerializer,
+    TaskFilterSerializer,
+    TaskSummarySerializer,
+)
+from annotation.vocabulary import Phase
+from review.models import QualityCheck
+
+TASK_PAGE = PolymorphicProxySerializer(
+    component_name="TaskPage",
+    serializers=[
+        NormalisationTaskSerializer,
+        EvidenceTaskSerializer,
+        QualityCheckTaskSerializer,
+        DisputeTaskSerializer,
+    ],
+    resource_type_field_name=None,
+)
+SUBMISSION = PolymorphicProxySerializer(
+    component_name="Submission",
+    serializers=[
+        NormalisationSubmitSerializer,
+        EvidenceSubmitSerializer,
+        QualityCheckSubmitSerializer,
+        PostControlSubmitSerializer,
+    ],
+    resource_type_field_name=None,
+)
+CONFLICT = OpenApiResponse(ErrorSerializer, description="The workflow refuses this now.")
+
+EVIDENCE_SUBMITTERS = {
+    Phase.QUESTIONS: workflow.submit_evidence,
+    Phase.DISPUTE: workflow.submit_dispute_resolution,
+}
+CHECK_SUBMITTERS = {
+    Phase.QUALITY_CHECK: workflow.submit_quality_check,
+    Phase.POST_CONTROL: workflow.submit_post_control,
+}
+
+
+def evidence_shown(task: Task) -> EvidenceRound | None:
+    """The pairs a P3/P5 task checks or a P4 task revises, picked as the workflow picks them."""
+    if task.phase in CHECK_SUBMITTERS:
+        done = QualityCheck.objects.filter(task=task).select_related("evidence_round").first()
+        if done is not None:
+            return done.evidence_round
+        if task.phase == Phase.QUALITY_CHECK:
+            rounds = task.claim.evidence_rounds.filter(
+                phase=Phase.QUESTIONS, is_agreement_sample=task.is_agreement_sample
+            )
+        else:
+            rounds = task.claim.evidence_rounds.filter(phase=Phase.DISPUTE)
+        return rounds.order_by("-submitted_at").first()
+    if task.phase == Phase.DISPUTE:
+        done = EvidenceRound.objects.filter(task=task).select_related("based_on").first()
+        return done.based_on if done is not None else task.claim.dataset_evidence()
+    return None
+
+
+def task_page(task: Task) -> dict:
+    serializer = TASK_PAGE_SERIALIZERS[task.phase]
+    return serializer(task, context={"evidence": evidence_shown(task)}).data
+
+
+def _submit(task: Task, form: Serializer) -> dict:
+    """Hand the validated submission to the workflow; returns what it produced, shaped."""
+    if task.phase == Phase.NORMALISATION:
+        if "skip" in form.validated_data:
+            workflow.skip_article(task, **form.validated_data["skip"])
+            claims = None
+        else:
+            claims = workflow.submit_normalisation(task, form.to_workflow())
+        article = Article.objects.get(pk=task.article_id)
+        result = {
+            "article_state": article.state,
+            "skip_reason": article.skip_reason,
+            "claims": article.claims.all() if claims is None else claims,
+        }
+        return NormalisationResultSerializer(result).data
+    if task.phase in EVIDENCE_SUBMITTERS:
+        evidence = EVIDENCE_SUBMITTERS[task.phase](task, form.to_workflow())
+        return EvidenceRoundResultSerializer(evidence).data
+    check = CHECK_SUBMITTERS[task.phase](task, form.to_workflow())
+    return QualityCheckResultSerializer(check).data
+
+
+def _stale_draft(latest: Task, sent: int) -> Response:
+    if latest.status != Task.Status.IN_PROGRESS:
+        detail = f"This task is {latest.get_status_display()}; its draft cannot change any more."
+    else:
+        detail = (
+            f"This draft was saved elsewhere since version {sent}; the latest is version "
+            f"{latest.draft_version}. Load it before saving again."
+        )
+    body = {"detail": detail, "draft_version": latest.draft_version, "status": latest.status}
+    return Response(body, status=status.HTTP_409_CONFLICT)
+
+
+class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """The caller's own tasks: list, open, take the next one, save a draft, submit."""
+
+    serializer_class = TaskSummarySerializer
+    lookup_value_regex = r"\d+"
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return Task.objects.none()
+        return (
+            Task.objects.held_by(self.request.user)
+            .select_related("article", "claim")
+            .order_by("-assigned_at", "-id")
+        )
+
+    @extend_schema(
+        summary="My tasks, newest first",
+        parameters=[TaskFilterSerializer],
+        responses=TaskSummarySerializer(many=True),
+    )
+    def list(self, request: Request) -> Response:
+        filters = TaskFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        page = self.paginate_queryset(self.get_queryset().filter(**filters.validated_data))
+        return self.get_paginated_response(TaskSummarySerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="One of my tasks with what its phase may see",
+        description="P3 and P5 are blind: only the claim, its metadata and the pairs to "
+        "check. Opening a task in progress counts as activity and extends its lease.",
+        responses=TASK_PAGE,
+    )
+    def retrieve(self, request: Request, pk: str | None = None) -> Response:
+        task = self.get_object()
+        lease = task.lease_expires_at
+        # A lapsed lease is left for the sweeper: the task goes back to the pool as promised.
+        if task.status == Task.Status.IN_PROGRESS and lease and lease > timezone.now():
+            task.touch()
+        return Response(task_page(task))
+
+    @extend_schema(
+        summary="Start next: resume my task of the phase or take the next waiting one",
+        request=NextTaskSerializer,
+        responses={200: TASK_PAGE, 409: OpenApiResponse(ErrorSerializer, "No task for you.")},
+    )
+    @action(detail=False, methods=["post"])
+    def next(self, request: Request) -> Response:
+        form = NextTaskSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            task = assignment.next_task(request.user, form.validated_data["phase"])
+        except assignment.NoTaskAvailable as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(task_page(task))
+
+    @extend_schema(
+        summary="Save the unsent work of a task in progress",
+        request=DraftSerializer,
+        responses={
+            200: SavedDraftSerializer,
+            409: OpenApiResponse(StaleDraftSerializer, "Saved elsewhere since, or not open."),
+        },
+    )
+    @action(detail=True, methods=["put"])
+    def draft(self, request: Request, pk: str | None = None) -> Response:
+        task = self.get_object()
+        form = DraftSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        sent = form.validated_data["version"]
+        try:
+            version = task.save_draft(form.validated_data["draft"], version=sent)
+        except StaleDraft as exc:
+            return _stale_draft(exc.task, sent)
+        return Response({"draft_version": version})
+
+    @extend_schema(
+        summary="Hand in a task",
+        description="The payload depends on the phase: P1 `claims` or `skip`; P2 and P4 "
+        "`questions` and `verdict`; P3 and P5 `verdict`, `justification`, `unreadable`, "
+        "`flags` (P5 may also say 'Claim too vague'). Submitting again answers with what the "
+        "first submission produced.",
+        request=SUBMISSION,
+        responses={200: SubmittedTaskSerializer, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["post"])
+    def submit(self, request: Request, pk: str | None = None) -> Response:
+        task = self.get_object()
+        form = SUBMIT_SERIALIZERS[task.phase](
+            data=request.data, context={"evidence": evidence_shown(task)}
+        )
+        form.is_valid(raise_exception=True)
+        try:
+            result = _submit(task, form)
+        except workflow.WorkflowError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        task.refresh_from_db()
+        return Response(SubmittedTaskSerializer(task, context={"result": result}).data)

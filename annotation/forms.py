@@ -1,0 +1,100 @@
+from django import forms
+
+from annotation.accounts import AccountError, parse_usernames
+from annotation.models import Task, User
+from annotation.vocabulary import Phase
+
+PHASE_CHOICES = [(p.value, p.label) for p in Phase]
+
+
+class BulkAccountsForm(forms.Form):
+    usernames = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6, "placeholder": "username\nana\nbasil"}),
+        help_text="One username per line, or a CSV whose first column is the username.",
+    )
+    csv_file = forms.FileField(required=False, label="…or upload a CSV file")
+    phases = forms.TypedMultipleChoiceField(
+        choices=PHASE_CHOICES,
+        coerce=int,
+        initial=[1, 2, 3],
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Phases the new annotators may work on.",
+    )
+
+    def clean(self):
+        data = super().clean()
+        text = data.get("usernames") or ""
+        upload = data.get("csv_file")
+        if upload:
+            try:
+                text += "\n" + upload.read().decode("utf-8")
+            except UnicodeDecodeError:
+                raise forms.ValidationError("The CSV file must be UTF-8 text.") from None
+        try:
+            data["names"] = parse_usernames(text)
+        except AccountError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return data
+
+
+class AccountForm(forms.Form):
+    role = forms.ChoiceField(choices=User.Role.choices)
+    phases = forms.TypedMultipleChoiceField(
+        choices=PHASE_CHOICES, coerce=int, required=False, widget=forms.CheckboxSelectMultiple
+    )
+    active = forms.BooleanField(required=False, help_text="Inactive accounts cannot sign in.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for phase in Phase:
+            self.fields[f"quota_{phase.value}"] = forms.IntegerField(
+                required=False,
+                min_value=0,
+                label=f"Quota P{phase.value}",
+                help_text="Empty for no limit.",
+            )
+
+    @classmethod
+    def for_user(cls, user: User, data=None) -> "AccountForm":
+        quotas = {q.phase: q.limit for q in user.quotas.all()}
+        initial = {
+            "role": user.role,
+            "phases": user.qualified_phases,
+            "active": user.is_active,
+            **{f"quota_{p}": quotas.get(p) for p in Phase.values},
+        }
+        return cls(data, initial=initial)
+
+    def quotas(self) -> dict[int, int | None]:
+        return {p: self.cleaned_data.get(f"quota_{p}") for p in Phase.values}
+
+
+class AssignForm(forms.Form):
+    phase = forms.TypedChoiceField(choices=PHASE_CHOICES, coerce=int)
+    annotators = forms.ModelMultipleChoiceField(
+        queryset=User.objects.filter(is_active=True).order_by("username"),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    count = forms.IntegerField(min_value=1, max_value=10_000, label="Number of tasks")
+    fill_evenly = forms.BooleanField(
+        required=False,
+        initial=True,
+        help_text="Give each task to whoever holds the fewest, so everyone ends up level.",
+    )
+
+
+class ReassignForm(forms.Form):
+    annotator = forms.ModelChoiceField(
+        queryset=User.objects.filter(is_active=True).order_by("username")
+    )
+
+
+class TaskFilterForm(forms.Form):
+    phase = forms.TypedChoiceField(
+        choices=[("", "any phase"), *PHASE_CHOICES], coerce=int, required=False, empty_value=None
+    )
+    status = forms.ChoiceField(
+        choices=[("open", "open (waiting, assigned, in progress)"), *Task.Status.choices],
+        required=False,
+    )

@@ -1,0 +1,596 @@
+"""The task API's shapes: what each phase may see, and the payloads each phase hands in.
+
+Output: one serializer per kind of task page, each listing exactly the fields its phase may
+see, so a field added to a model never reaches a blind phase (P3, P5) by default.
+Input: serializers check the form of a submission (choices, dates, required parts) and turn
+it into the workflow's dataclasses; what a submission does is the workflow's business.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
+from rest_framework import serializers
+
+from annotation.models import Answer, Article, Claim, EvidenceRound, Question, Task
+from annotation.vocabulary import (
+    NO_ANSWER_TEXT,
+    AnswerType,
+    Phase,
+    SourceMedium,
+    Verdict,
+    canonical_claim_type,
+    canonical_strategy,
+)
+from annotation.workflow import (
+    AnswerData,
+    EvidenceData,
+    FlagData,
+    NormalisedClaim,
+    QualityVerdict,
+    QuestionData,
+)
+from review.models import (
+    CLAIM_FLAG_CODES,
+    QUALITY_VERDICTS,
+    QUESTION_FLAG_CODES,
+    ProblemFlag,
+    QualityCheck,
+)
+
+# --- What a task shows ----------------------------------------------------------------
+
+
+class TaskSummarySerializer(serializers.ModelSerializer):
+    """A line of "my tasks": no article, claim or evidence."""
+
+    class Meta:
+        model = Task
+        fields = [
+            "id",
+            "phase",
+            "status",
+            "draft_version",
+            "assigned_at",
+            "lease_expires_at",
+            "submitted_at",
+        ]
+        read_only_fields = fields
+
+
+class AnswerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Answer
+        fields = [
+            "position",
+            "text",
+            "answer_type",
+            "boolean_explanation",
+            "source_url",
+            "source_medium",
+        ]
+        read_only_fields = fields
+
+
+class QuestionSerializer(serializers.ModelSerializer):
+    answers = AnswerSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Question
+        fields = ["position", "text", "answers"]
+        read_only_fields = fields
+
+
+def _questions(evidence: EvidenceRound | None) -> list[dict]:
+    if evidence is None:
+        return []
+    questions = evidence.questions.prefetch_related("answers")
+    return QuestionSerializer(questions, many=True).data
+
+
+class ArticleSerializer(serializers.ModelSerializer):
+    """The fact-checking article and its ClaimReview metadata, for P1."""
+
+    class Meta:
+        model = Article
+        fields = [
+            "id",
+            "url",
+            "title",
+            "publisher",
+            "published_on",
+            "claimreview_claim",
+            "claimreview_claimant",
+            "claimreview_date",
+            "claimreview_rating",
+        ]
+        read_only_fields = fields
+
+
+class ArticleLinkSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Article
+        fields = ["url"]
+        read_only_fields = fields
+
+
+class ClaimSerializer(serializers.ModelSerializer):
+    """A claim and its metadata as P2 and P4 see it (the fact-checker's label stays out)."""
+
+    class Meta:
+        model = Claim
+        fields = [
+            "id",
+            "text",
+            "claim_date",
+            "speaker",
+            "reporting_source",
+            "original_claim_url",
+            "media_url",
+            "image_transcription",
+            "location_iso_code",
+            "claim_types",
+            "fact_checking_strategies",
+        ]
+        read_only_fields = fields
+
+
+class BlindClaimSerializer(serializers.ModelSerializer):
+    """What the blind phases (P3, P5) may know of a claim: its text and metadata only."""
+
+    class Meta:
+        model = Claim
+        fields = [
+            "text",
+            "claim_date",
+            "speaker",
+            "reporting_source",
+            "location_iso_code",
+            "original_claim_url",
+            "claim_types",
+            "fact_checking_strategies",
+        ]
+        read_only_fields = fields
+
+
+class _TaskPageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Task
+        fields = ["id", "phase", "status", "draft", "draft_version", "lease_expires_at"]
+        read_only_fields = fields
+
+
+class NormalisationTaskSerializer(_TaskPageSerializer):
+    """P1: the article to split into claims."""
+
+    article = ArticleSerializer(read_only=True)
+
+    class Meta(_TaskPageSerializer.Meta):
+        fields = [*_TaskPageSerializer.Meta.fields, "article"]
+        read_only_fields = fields
+
+
+class EvidenceTaskSerializer(_TaskPageSerializer):
+    """P2: the claim to find evidence for, and the article it came from."""
+
+    claim = ClaimSerializer(read_only=True)
+    article = ArticleLinkSerializer(read_only=True)
+
+    class Meta(_TaskPageSerializer.Meta):
+        fields = [*_TaskPageSerializer.Meta.fields, "claim", "article"]
+        read_only_fields = fields
+
+
+class DisputeTaskSerializer(EvidenceTaskSerializer):
+    """P4: as P2, plus the existing question-answer pairs to revise."""
+
+    # The pairs come in the context as "evidence" (the view knows which round is shown).
+
+    questions = serializers.SerializerMethodField()
+
+    class Meta(EvidenceTaskSerializer.Meta):
+        fields = [*EvidenceTaskSerializer.Meta.fields, "questions"]
+        read_only_fields = fields
+
+    @extend_schema_field(QuestionSerializer(many=True))
+    def get_questions(self, task: Task) -> list[dict]:
+        return _questions(self.context.get("evidence"))
+
+
+class QualityCheckTaskSerializer(_TaskPageSerializer):
+    """P3 and P5 (blind): the claim, its metadata and the pairs to check, nothing else."""
+
+    # The pairs come in the context as "evidence" (the view knows which round is shown).
+
+    claim = BlindClaimSerializer(read_only=True)
+    questions = serializers.SerializerMethodField()
+
+    class Meta(_TaskPageSerializer.Meta):
+        fields = [*_TaskPageSerializer.Meta.fields, "claim", "questions"]
+        read_only_fields = fields
+
+    @extend_schema_field(QuestionSerializer(many=True))
+    def get_questions(self, task: Task) -> list[dict]:
+        return _questions(self.context.get("evidence"))
+
+
+TASK_PAGE_SERIALIZERS: dict[int, type[_TaskPageSerializer]] = {
+    Phase.NORMALISATION: NormalisationTaskSerializer,
+    Phase.QUESTIONS: EvidenceTaskSerializer,
+    Phase.QUALITY_CHECK: QualityCheckTaskSerializer,
+    Phase.DISPUTE: DisputeTaskSerializer,
+    Phase.POST_CONTROL: QualityCheckTaskSerializer,
+}
+
+
+# --- What a submission produced ---------------------------------------------------------
+
+
+class NormalisedClaimResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Claim
+        fields = ["id", "position", "text", "state", "exclusion_reason"]
+        read_only_fields = fields
+
+
+class NormalisationResultSerializer(serializers.Serializer):
+    """P1: the article's new state and the claims made from it (if any)."""
+
+    article_state = serializers.ChoiceField(choices=Article.State.choices, read_only=True)
+    skip_reason = serializers.CharField(read_only=True)
+    claims = NormalisedClaimResultSerializer(many=True, read_only=True)
+
+
+class EvidenceRoundResultSerializer(serializers.ModelSerializer):
+    questions = QuestionSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = EvidenceRound
+        fields = ["id", "verdict", "claim_correction", "pairs_support_verdict", "questions"]
+        read_only_fields = fields
+
+
+class FlagResultSerializer(serializers.ModelSerializer):
+    question_position = serializers.SerializerMethodField()
+    answer_position = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ProblemFlag
+        fields = ["code", "question_position", "answer_position"]
+        read_only_fields = fields
+
+    def get_question_position(self, flag: ProblemFlag) -> int | None:
+        question = flag.answer.question if flag.answer_id else flag.question
+        return question.position if question else None
+
+    def get_answer_position(self, flag: ProblemFlag) -> int | None:
+        return flag.answer.position if flag.answer_id else None
+
+
+class QualityCheckResultSerializer(serializers.ModelSerializer):
+    """P3/P5: the checker's own verdict and flags."""
+
+    # The claim's new state stays out: accepted or disputed would reveal the P2 verdict.
+
+    flags = FlagResultSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = QualityCheck
+        fields = ["id", "verdict", "unreadable", "justification", "flags"]
+        read_only_fields = fields
+
+
+class SubmittedTaskSerializer(TaskSummarySerializer):
+    """The task after submission, with what it produced."""
+
+    # "result" comes in the context already shaped by one of the result serializers.
+
+    result = serializers.SerializerMethodField()
+
+    class Meta(TaskSummarySerializer.Meta):
+        fields = [*TaskSummarySerializer.Meta.fields, "result"]
+        read_only_fields = fields
+
+    @extend_schema_field(
+        PolymorphicProxySerializer(
+            component_name="SubmissionResult",
+            serializers=[
+                NormalisationResultSerializer,
+                EvidenceRoundResultSerializer,
+                QualityCheckResultSerializer,
+            ],
+            resource_type_field_name=None,
+        )
+    )
+    def get_result(self, task: Task) -> dict:
+        return self.context["result"]
+
+
+# --- What a task takes ------------------------------------------------------------------
+
+
+class NextTaskSerializer(serializers.Serializer):
+    phase = serializers.ChoiceField(choices=Phase.choices)
+
+
+class TaskFilterSerializer(serializers.Serializer):
+    phase = serializers.ChoiceField(choices=Phase.choices, required=False)
+    status = serializers.ChoiceField(choices=Task.Status.choices, required=False)
+
+
+class DraftSerializer(serializers.Serializer):
+    draft = serializers.DictField(help_text="The unsent work, in whatever shape the page keeps.")
+    version = serializers.IntegerField(
+        min_value=0, help_text="The draft_version this draft was based on."
+    )
+
+
+class SavedDraftSerializer(serializers.Serializer):
+    draft_version = serializers.IntegerField()
+
+
+class StaleDraftSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    draft_version = serializers.IntegerField(help_text="The latest saved version.")
+    status = serializers.ChoiceField(choices=Task.Status.choices)
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class IsoDateField(serializers.DateField):
+    """A date written exactly YYYY-MM-DD (the dataset's form), nothing looser."""
+
+    default_error_messages = {"invalid": "Write the date as YYYY-MM-DD."}
+    _form = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(input_formats=["%Y-%m-%d"], **kwargs)
+
+    def to_internal_value(self, value: Any) -> date:
+        if not isinstance(value, str) or not self._form.fullmatch(value):
+            self.fail("invalid")
+        return super().to_internal_value(value)
+
+
+def _optional_text(**kwargs: Any) -> serializers.CharField:
+    # The dataset tells a missing value (null) from an empty one (""), so both are kept.
+    return serializers.CharField(allow_null=True, allow_blank=True, default=None, **kwargs)
+
+
+def _canonical_list(values: list[str], canonical, kind: str) -> list[str]:
+    found, unknown = [], []
+    for value in values:
+        name = canonical(value)
+        if name is None:
+            unknown.append(value)
+        elif name not in found:
+            found.append(name)
+    if unknown:
+        raise serializers.ValidationError(
+            [f"{value!r} is not a {kind}." for value in unknown], code="invalid_choice"
+        )
+    return found
+
+
+class NormalisedClaimSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    fact_checker_label = serializers.ChoiceField(choices=Verdict.choices)
+    claim_date = IsoDateField()
+    claim_types = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+    fact_checking_strategies = serializers.ListField(
+        child=serializers.CharField(), allow_empty=False
+    )
+    speaker = _optional_text()
+    reporting_source = _optional_text()
+    original_claim_url = _optional_text()
+    media_url = serializers.CharField(allow_blank=True, default="")
+    image_transcription = serializers.CharField(allow_blank=True, default="")
+    location_iso_code = serializers.CharField(
+        allow_null=True, allow_blank=True, default=None, help_text="ISO 3166-1 alpha-2, e.g. GB."
+    )
+
+    def validate_claim_types(self, values: list[str]) -> list[str]:
+        return _canonical_list(values, canonical_claim_type, "claim type")
+
+    def validate_fact_checking_strategies(self, values: list[str]) -> list[str]:
+        return _canonical_list(values, canonical_strategy, "fact-checking strategy")
+
+    def validate_location_iso_code(self, value: str | None) -> str | None:
+        if not value:
+            return None
+        if not re.fullmatch(r"[A-Za-z]{2}", value):
+            raise serializers.ValidationError("Give a two-letter country code such as GB.")
+        return value.upper()
+
+
+class SkipSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(choices=Article.SkipReason.choices)
+    note = serializers.CharField(allow_blank=True, default="")
+
+    def validate(self, attrs: dict) -> dict:
+        if attrs["reason"] == Article.SkipReason.OTHER and not attrs["note"]:
+            raise serializers.ValidationError(
+                {"note": "Say what is wrong with the article when the reason is 'other'."}
+            )
+        return attrs
+
+
+class NormalisationSubmitSerializer(serializers.Serializer):
+    """P1: the claims split from the article, or a report that the article is unusable."""
+
+    claims = NormalisedClaimSerializer(many=True, required=False, allow_empty=False)
+    skip = SkipSerializer(required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        if ("claims" in attrs) == ("skip" in attrs):
+            raise serializers.ValidationError(
+                "Send either the claims or a skip report, not both.", code="claims_or_skip"
+            )
+        return attrs
+
+    def to_workflow(self) -> list[NormalisedClaim]:
+        return [NormalisedClaim(**claim) for claim in self.validated_data["claims"]]
+
+
+class AnswerInputSerializer(serializers.Serializer):
+    text = serializers.CharField(
+        allow_blank=True, default="", help_text=f"Unanswerable: left empty, {NO_ANSWER_TEXT!r}."
+    )
+    answer_type = serializers.ChoiceField(choices=AnswerType.choices)
+    source_url = serializers.CharField(allow_blank=True, default="")
+    source_medium = serializers.ChoiceField(choices=SourceMedium.choices, default="")
+    boolean_explanation = _optional_text(help_text="Required for Boolean answers.")
+
+    def validate(self, attrs: dict) -> dict:
+        errors = {}
+        if attrs["answer_type"] == AnswerType.UNANSWERABLE:
+            attrs["text"] = attrs["text"] or NO_ANSWER_TEXT
+        else:
+            for name in ("text", "source_url", "source_medium"):
+                if not attrs[name]:
+                    errors[name] = "This field is required unless the answer is Unanswerable."
+        if attrs["answer_type"] == AnswerType.BOOLEAN:
+            if not attrs["boolean_explanation"]:
+                errors["boolean_explanation"] = "A Boolean answer needs an explanation."
+        elif attrs["boolean_explanation"]:
+            errors["boolean_explanation"] = "Only Boolean answers take an explanation."
+        else:
+            attrs["boolean_explanation"] = None
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class QuestionInputSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    answers = AnswerInputSerializer(many=True, allow_empty=False)
+
+
+class EvidenceSubmitSerializer(serializers.Serializer):
+    """P2 and P4: the question-answer pairs and the verdict they lead to."""
+
+    questions = QuestionInputSerializer(many=True, allow_empty=False)
+    verdict = serializers.ChoiceField(choices=Verdict.choices)
+    claim_correction = serializers.CharField(allow_blank=True, default="")
+    pairs_support_verdict = serializers.BooleanField(allow_null=True, default=None)
+
+    def to_workflow(self) -> EvidenceData:
+        data = self.validated_data
+        return EvidenceData(
+            questions=[
+                QuestionData(text=q["text"], answers=[AnswerData(**a) for a in q["answers"]])
+                for q in data["questions"]
+            ],
+            verdict=data["verdict"],
+            claim_correction=data["claim_correction"],
+            pairs_support_verdict=data["pairs_support_verdict"],
+        )
+
+
+class FlagInputSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=ProblemFlag.Code.choices)
+    question_position = serializers.IntegerField(min_value=0, allow_null=True, default=None)
+    answer_position = serializers.IntegerField(min_value=0, allow_null=True, default=None)
+
+    def validate(self, attrs: dict) -> dict:
+        code, question, answer = attrs["code"], attrs["question_position"], attrs["answer_position"]
+        if code in CLAIM_FLAG_CODES:
+            if question is not None or answer is not None:
+                raise serializers.ValidationError(
+                    {"code": f"{code!r} is about the claim; give no question or answer position."}
+                )
+        elif code in QUESTION_FLAG_CODES:
+            if question is None:
+                raise serializers.ValidationError(
+                    {"question_position": f"{code!r} needs the question it is about."}
+                )
+            if answer is not None:
+                raise serializers.ValidationError(
+                    {"answer_position": f"{code!r} is about a question, not an answer."}
+                )
+        elif question is None or answer is None:
+            field = "question_position" if question is None else "answer_position"
+            raise serializers.ValidationError(
+                {field: f"{code!r} needs the question and answer positions it is about."}
+            )
+        return attrs
+
+
+class QualityCheckSubmitSerializer(serializers.Serializer):
+    """P3: a blind verdict and justification, or "unreadable"; problem flags.
+
+    A flag names its target by position: none for the claim, question_position for a
+    question, both for an answer.
+    """
+
+    # Flag positions are checked against the pairs shown, given in the context as "evidence".
+
+    verdict = serializers.ChoiceField(choices=Verdict.choices, allow_null=True, default=None)
+    justification = serializers.CharField(allow_blank=True, default="")
+    unreadable = serializers.BooleanField(default=False)
+    flags = FlagInputSerializer(many=True, default=list)
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs["unreadable"]:
+            errors = {}
+            if not attrs["verdict"]:
+                errors["verdict"] = "Give a verdict, or mark the claim unreadable."
+            if not attrs["justification"]:
+                errors["justification"] = "A verdict needs a justification."
+            if errors:
+                raise serializers.ValidationError(errors)
+        self._check_flag_targets(attrs["flags"])
+        return attrs
+
+    def _check_flag_targets(self, flags: list[dict]) -> None:
+        evidence = self.context.get("evidence")
+        shown: dict[int, set[int]] = {}
+        if evidence is not None:
+            for question in evidence.questions.prefetch_related("answers"):
+                shown[question.position] = {a.position for a in question.answers.all()}
+        errors: list[dict] = []
+        seen = set()
+        for flag in flags:
+            key = (flag["code"], flag["question_position"], flag["answer_position"])
+            error = {}
+            if flag["question_position"] is not None and flag["question_position"] not in shown:
+                error["question_position"] = f"There is no question {flag['question_position']}."
+            elif flag["answer_position"] is not None and flag["answer_position"] not in shown.get(
+                flag["question_position"], ()
+            ):
+                error["answer_position"] = f"There is no answer {flag['answer_position']}."
+            elif key in seen:
+                error["code"] = "This flag is already given for the same target."
+            seen.add(key)
+            errors.append(error)
+        if any(errors):
+            raise serializers.ValidationError({"flags": errors})
+
+    def to_workflow(self) -> QualityVerdict:
+        data = self.validated_data
+        return QualityVerdict(
+            verdict=data["verdict"],
+            justification=data["justification"],
+            unreadable=data["unreadable"],
+            flags=[FlagData(**flag) for flag in data["flags"]],
+        )
+
+
+class PostControlSubmitSerializer(QualityCheckSubmitSerializer):
+    """P5: as P3, and "Claim too vague" is also a verdict."""
+
+    verdict = serializers.ChoiceField(choices=QUALITY_VERDICTS, allow_null=True, default=None)
+
+
+SUBMIT_SERIALIZERS: dict[int, type[serializers.Serializer]] = {
+    Phase.NORMALISATION: NormalisationSubmitSerializer,
+    Phase.QUESTIONS: EvidenceSubmitSerializer,
+    Phase.QUALITY_CHECK: QualityCheckSubmitSerializer,
+    Phase.DISPUTE: EvidenceSubmitSerializer,
+    Phase.POST_CONTROL: PostControlSubmitSerializer,
+}

@@ -1,0 +1,217 @@
+"""Manager pages: queues, accounts, hand-outs, releases and the audit log."""
+
+import csv
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import accounts, assignment, workflow
+from annotation.forms import AccountForm, AssignForm, BulkAccountsForm, ReassignForm, TaskFilterForm
+from annotation.models import Article, AuditEntry, Claim, Task, User
+
+# New passwords are shown once (popped when the page shows them) and downloadable once.
+SHOW_PASSWORDS_KEY = "new_passwords_to_show"
+DOWNLOAD_PASSWORDS_KEY = "new_passwords_to_download"
+
+
+def manager_required(view):
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_manager:
+            raise PermissionDenied("Only project managers can open this page.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@manager_required
+def manager_panel(request: HttpRequest) -> HttpResponse:
+    articles = dict(Article.objects.values_list("state").annotate(n=Count("id")))
+    claims = dict(Claim.objects.values_list("state").annotate(n=Count("id")))
+    queues = assignment.queue_overview()
+    # The chart draws every phase on one scale: the longest queue fills the bar.
+    widest = max([1] + [q["waiting"] + q["assigned"] + q["in_progress"] for q in queues])
+    for q in queues:
+        q["rest"] = widest - q["waiting"] - q["assigned"] - q["in_progress"]
+    context = {
+        "article_states": [(s.label, articles.get(s.value, 0)) for s in Article.State],
+        "claim_states": [(s.label, claims.get(s.value, 0)) for s in Claim.State],
+        "queues": queues,
+        "discarded": Claim.objects.filter(state=Claim.State.DISCARDED).order_by("-updated_at")[:20],
+        "excluded": Claim.objects.filter(state=Claim.State.EXCLUDED).order_by("-updated_at")[:20],
+        "skipped": Article.objects.filter(state=Article.State.SKIPPED).order_by("-updated_at")[:20],
+    }
+    template = "annotation/manager_panel.html"
+    if request.htmx:
+        template += "#queues"
+    return render(request, template, context)
+
+
+@manager_required
+def people(request: HttpRequest) -> HttpResponse:
+    form = BulkAccountsForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        created = accounts.create_annotators(
+            form.cleaned_data["names"], request.user, form.cleaned_data["phases"]
+        )
+        request.session[SHOW_PASSWORDS_KEY] = created
+        request.session[DOWNLOAD_PASSWORDS_KEY] = created
+        return redirect("annotation:people")
+    new_passwords = request.session.pop(SHOW_PASSWORDS_KEY, None)
+    users = User.objects.order_by("role", "username").prefetch_related("quotas")
+    return render(
+        request,
+        "annotation/people.html",
+        {"form": form, "users": users, "new_passwords": new_passwords},
+        status=422 if form.errors else 200,
+    )
+
+
+@manager_required
+def download_new_passwords(request: HttpRequest) -> HttpResponse:
+    created = request.session.pop(DOWNLOAD_PASSWORDS_KEY, None)
+    if not created:
+        messages.info(request, "The passwords were already downloaded or the list has expired.")
+        return redirect("annotation:people")
+    response = HttpResponse(content_type="text/csv")
+    response["Content-Disposition"] = 'attachment; filename="new-accounts.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["username", "password"])
+    writer.writerows(created)
+    return response
+
+
+@manager_required
+def person(request: HttpRequest, pk: int) -> HttpResponse:
+    user = get_object_or_404(User, pk=pk)
+    form = AccountForm.for_user(user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            accounts.update_account(
+                user,
+                request.user,
+                role=form.cleaned_data["role"],
+                phases=form.cleaned_data["phases"],
+                quotas=form.quotas(),
+                active=form.cleaned_data["active"],
+            )
+        except accounts.AccountError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Saved {user.username}.")
+            return redirect("annotation:people")
+    return render(
+        request,
+        "annotation/person.html",
+        {"person": user, "form": form},
+        status=422 if form.errors else 200,
+    )
+
+
+@manager_required
+def assign(request: HttpRequest) -> HttpResponse:
+    form = AssignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        handed = assignment.assign_tasks(
+            request.user,
+            form.cleaned_data["phase"],
+            list(form.cleaned_data["annotators"]),
+            form.cleaned_data["count"],
+            fill_evenly=form.cleaned_data["fill_evenly"],
+        )
+        total = sum(len(t) for t in handed.values())
+        wanted = form.cleaned_data["count"]
+        level = messages.SUCCESS if total == wanted else messages.WARNING
+        messages.add_message(
+            request,
+            level,
+            f"Assigned {total} of {wanted} task(s): "
+            + ", ".join(f"{u.username} {len(t)}" for u, t in handed.items()),
+        )
+        return redirect("annotation:assign")
+    return render(
+        request,
+        "annotation/assign.html",
+        {"form": form, "queues": assignment.queue_overview()},
+        status=422 if form.errors else 200,
+    )
+
+
+@manager_required
+def tasks(request: HttpRequest) -> HttpResponse:
+    filters = TaskFilterForm(request.GET or None)
+    found = Task.objects.select_related("annotator", "claim", "article").order_by(
+        "phase", "created_at"
+    )
+    if filters.is_valid():
+        if filters.cleaned_data["phase"]:
+            found = found.filter(phase=filters.cleaned_data["phase"])
+        status = filters.cleaned_data["status"] or "open"
+        found = found.open() if status == "open" else found.filter(status=status)
+    else:
+        found = found.open()
+    page = Paginator(found, 50).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "annotation/tasks.html",
+        {"filters": filters, "page": page, "reassign_form": ReassignForm()},
+    )
+
+
+@require_POST
+@manager_required
+def release(request: HttpRequest, pk: int) -> HttpResponse:
+    task = get_object_or_404(Task, pk=pk)
+    try:
+        assignment.release_task(task, request.user)
+    except workflow.WorkflowError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Task {pk} is back in the pool.")
+    return redirect(request.POST.get("next") or "annotation:tasks")
+
+
+@require_POST
+@manager_required
+def reassign(request: HttpRequest, pk: int) -> HttpResponse:
+    task = get_object_or_404(Task, pk=pk)
+    form = ReassignForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose an active annotator.")
+        return redirect("annotation:tasks")
+    try:
+        moved = assignment.reassign_task(task, form.cleaned_data["annotator"], request.user)
+    except workflow.WorkflowError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Task {moved.pk} now belongs to {moved.annotator}.")
+    return redirect("annotation:tasks")
+
+
+@require_POST
+@manager_required
+def reopen(request: HttpRequest, pk: int) -> HttpResponse:
+    claim = get_object_or_404(Claim, pk=pk)
+    try:
+        workflow.reopen_discarded_claim(claim, request.user, request.POST.get("reason", ""))
+    except workflow.WorkflowError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Claim {pk} is waiting for dispute resolution again.")
+    return redirect("annotation:manager-panel")
+
+
+@manager_required
+def audit_log(request: HttpRequest) -> HttpResponse:
+    page = Paginator(AuditEntry.objects.select_related("actor"), 100).get_page(
+        request.GET.get("page")
+    )
+    return render(request, "annotation/audit.html", {"page": page})

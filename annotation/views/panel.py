@@ -1,0 +1,134 @@
+"""The annotator's control panel: progress per phase, Start next, resume, browse own work."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from annotation import assignment
+from annotation.models import Task
+from annotation.vocabulary import Phase
+
+
+def _phase_rows(user) -> list[dict]:
+    counts = {
+        row["phase"]: row
+        for row in Task.objects.filter(annotator=user)
+        .values("phase")
+        .annotate(
+            done=Count("id", filter=Q(status=Task.Status.SUBMITTED)),
+            held=Count("id", filter=Q(status__in=(Task.Status.ASSIGNED, Task.Status.IN_PROGRESS))),
+        )
+    }
+    rows = []
+    for phase in Phase:
+        row = counts.get(phase.value, {"done": 0, "held": 0})
+        rows.append(
+            {
+                "phase": phase,
+                "qualified": user.is_qualified_for(phase.value),
+                "done": row["done"],
+                "assigned": row["done"] + row["held"],
+                "current": assignment.current_task(user, phase.value),
+                "quota_left": assignment.quota_left(user, phase.value),
+                "last_submitted": Task.objects.filter(
+                    annotator=user, phase=phase.value, status=Task.Status.SUBMITTED
+                )
+                .order_by("-submitted_at")
+                .first(),
+            }
+        )
+    return rows
+
+
+@login_required
+def control_panel(request: HttpRequest) -> HttpResponse:
+    template = "annotation/control_panel.html"
+    if request.htmx:
+        template += "#phase-table"
+    return render(request, template, {"phases": _phase_rows(request.user)})
+
+
+@require_POST
+@login_required
+def start_next(request: HttpRequest, phase: int) -> HttpResponse:
+    if phase not in Phase.values:
+        raise Http404("no such phase")
+    try:
+        task = assignment.next_task(request.user, phase)
+    except assignment.NoTaskAvailable as reason:
+        if request.htmx:
+            return render(
+                request,
+                "annotation/control_panel.html#phase-table",
+                {"phases": _phase_rows(request.user), "notice": str(reason)},
+            )
+        messages.info(request, str(reason))
+        return redirect("annotation:control-panel")
+    if request.htmx:
+        return HttpResponseClientRedirect(task_url(task))
+    return redirect(task_url(task))
+
+
+def task_url(task: Task) -> str:
+    from django.urls import reverse
+
+    return reverse("annotation:task", args=[task.pk])
+
+
+def _own_task_or_404(user, pk: int) -> Task:
+    # Someone else's task is "not found", not "forbidden": ids reveal nothing.
+    return get_object_or_404(Task.objects.select_related("claim", "article"), pk=pk, annotator=user)
+
+
+@login_required
+def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """One of the annotator's own tasks, with what its phase may show and neighbours.
+
+    The phase screens (P1, P2, P3-P5) take over the editing; this page is where Start next
+    and the browse links land, and shows submitted work read-only.
+    """
+    task = _own_task_or_404(request.user, pk)
+    if task.status in (Task.Status.IN_PROGRESS, Task.Status.ASSIGNED):
+        task.touch()
+    own = Task.objects.filter(
+        annotator=request.user, phase=task.phase, status=Task.Status.SUBMITTED
+    ).order_by("submitted_at", "id")
+    previous = next_one = None
+    if task.status == Task.Status.SUBMITTED:
+        previous = own.filter(
+            Q(submitted_at__lt=task.submitted_at)
+            | Q(submitted_at=task.submitted_at, id__lt=task.id)
+        ).last()
+        next_one = own.filter(
+            Q(submitted_at__gt=task.submitted_at)
+            | Q(submitted_at=task.submitted_at, id__gt=task.id)
+        ).first()
+    else:
+        previous = own.last()
+    context = {
+        "task": task,
+        "blind": task.phase in (Phase.QUALITY_CHECK, Phase.POST_CONTROL),
+        "previous": previous,
+        "next": next_one,
+        "evidence": _evidence_shown(task),
+    }
+    return render(request, "annotation/task.html", context)
+
+
+def _evidence_shown(task: Task):
+    """The QA pairs a P3/P5 annotator checks (P2's, or P4's in post-control)."""
+    if task.claim is None or task.phase not in (Phase.QUALITY_CHECK, Phase.POST_CONTROL):
+        return None
+    source_phase = Phase.DISPUTE if task.phase == Phase.POST_CONTROL else Phase.QUESTIONS
+    return (
+        task.claim.evidence_rounds.filter(
+            phase=source_phase, is_agreement_sample=task.is_agreement_sample
+        )
+        .order_by("-submitted_at")
+        .prefetch_related("questions__answers")
+        .first()
+    )
