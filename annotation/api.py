@@ -14,16 +14,19 @@ Submitting a task that is already submitted answers 200 with what it produced th
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import mixins, status, viewsets
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
+from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import assignment, workflow
-from annotation.models import Article, EvidenceRound, StaleDraft, Task
+from annotation.models import Article, StaleDraft, Task
 from annotation.serializers import (
     SUBMIT_SERIALIZERS,
     TASK_PAGE_SERIALIZERS,
@@ -48,7 +51,6 @@ from annotation.serializers import (
     TaskSummarySerializer,
 )
 from annotation.vocabulary import Phase
-from review.models import QualityCheck
 
 TASK_PAGE = PolymorphicProxySerializer(
     component_name="TaskPage",
@@ -82,28 +84,9 @@ CHECK_SUBMITTERS = {
 }
 
 
-def evidence_shown(task: Task) -> EvidenceRound | None:
-    """The pairs a P3/P5 task checks or a P4 task revises, picked as the workflow picks them."""
-    if task.phase in CHECK_SUBMITTERS:
-        done = QualityCheck.objects.filter(task=task).select_related("evidence_round").first()
-        if done is not None:
-            return done.evidence_round
-        if task.phase == Phase.QUALITY_CHECK:
-            rounds = task.claim.evidence_rounds.filter(
-                phase=Phase.QUESTIONS, is_agreement_sample=task.is_agreement_sample
-            )
-        else:
-            rounds = task.claim.evidence_rounds.filter(phase=Phase.DISPUTE)
-        return rounds.order_by("-submitted_at").first()
-    if task.phase == Phase.DISPUTE:
-        done = EvidenceRound.objects.filter(task=task).select_related("based_on").first()
-        return done.based_on if done is not None else task.claim.dataset_evidence()
-    return None
-
-
 def task_page(task: Task) -> dict:
     serializer = TASK_PAGE_SERIALIZERS[task.phase]
-    return serializer(task, context={"evidence": evidence_shown(task)}).data
+    return serializer(task, context={"evidence": task.evidence_shown()}).data
 
 
 def _submit(task: Task, form: Serializer) -> dict:
@@ -130,7 +113,9 @@ def _submit(task: Task, form: Serializer) -> dict:
 
 def _stale_draft(latest: Task, sent: int) -> Response:
     if latest.status != Task.Status.IN_PROGRESS:
-        detail = f"This task is {latest.get_status_display()}; its draft cannot change any more."
+        detail = (
+            f"This task is {latest.get_status_display()}; only a task in progress takes a draft."
+        )
     else:
         detail = (
             f"This draft was saved elsewhere since version {sent}; the latest is version "
@@ -146,7 +131,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     serializer_class = TaskSummarySerializer
     lookup_value_regex = r"\d+"
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Task]:
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return Task.objects.none()
         return (
@@ -218,9 +203,9 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     @extend_schema(
         summary="Hand in a task",
         description="The payload depends on the phase: P1 `claims` or `skip`; P2 and P4 "
-        "`questions` and `verdict`; P3 and P5 `verdict`, `justification`, `unreadable`, "
-        "`flags` (P5 may also say 'Claim too vague'). Submitting again answers with what the "
-        "first submission produced.",
+        "`questions` and `verdict` (P4 sends the whole revised set); P3 and P5 `verdict`, "
+        "`justification`, `unreadable`, `flags` (P5 may also say 'Claim too vague'). "
+        "Submitting again answers with what the first submission produced.",
         request=SUBMISSION,
         responses={200: SubmittedTaskSerializer, 409: CONFLICT},
     )
@@ -228,7 +213,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def submit(self, request: Request, pk: str | None = None) -> Response:
         task = self.get_object()
         form = SUBMIT_SERIALIZERS[task.phase](
-            data=request.data, context={"evidence": evidence_shown(task)}
+            data=request.data, context={"evidence": task.evidence_shown()}
         )
         form.is_valid(raise_exception=True)
         try:
@@ -237,3 +222,10 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         task.refresh_from_db()
         return Response(SubmittedTaskSerializer(task, context={"result": result}).data)
+
+
+class ThrottledTokenView(ObtainAuthToken):
+    """Token for a username and password, with attempts limited per client address."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "login"

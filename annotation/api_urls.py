@@ -1,7 +1,6 @@
 """The API under /api/v1/ (namespace "api"); the schema and its docs live in config/urls.py."""
 
 from django.urls import path
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import SimpleRouter
 
 from annotation import api
@@ -12,6 +11,6 @@ router = SimpleRouter()
 router.register("tasks", api.TaskViewSet, basename="task")
 
 urlpatterns = [
-    path("auth/token/", obtain_auth_token, name="token"),
+    path("auth/token/", api.ThrottledTokenView.as_view(), name="token"),
     *router.urls,
 ]

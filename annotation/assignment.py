@@ -54,7 +54,7 @@ def claimable_pool(annotator: User, phase: int) -> QuerySet[Task]:
     )
 
 
-def _start(task: Task) -> Task:
+def start(task: Task) -> Task:
     """Open a held task: a manager's assignment starts its lease when first opened."""
     task.status = Task.Status.IN_PROGRESS
     task.opened_at = task.opened_at or timezone.now()
@@ -87,7 +87,7 @@ def next_task(annotator: User, phase: int) -> Task:
     expire_lapsed_leases()
     current = current_task(annotator, phase)
     if current is not None:
-        return _start(current)
+        return start(current)
     left = quota_left(annotator, phase)
     if left == 0:
         raise NoTaskAvailable(f"You have reached your quota for phase {phase}. Thank you!")

@@ -407,6 +407,33 @@ class Task(models.Model):
         self.draft, self.draft_version = draft, version + 1
         return self.draft_version
 
+    def evidence_shown(self) -> EvidenceRound | None:
+        """The QA pairs this task checks (P3, P5) or revises (P4); None for P1 and P2.
+
+        P3 checks the P2 pairs of its own track (the agreement sample has its own), P5 the
+        P4 pairs, and P4 starts from the claim's latest dataset pairs. Once submitted, the
+        answer is what was actually shown.
+        """
+        if self.claim_id is None:
+            return None
+        if self.phase in (Phase.QUALITY_CHECK, Phase.POST_CONTROL):
+            checked = getattr(self, "quality_check", None) if self.pk else None
+            if checked is not None:
+                return checked.evidence_round
+            if self.phase == Phase.QUALITY_CHECK:
+                rounds = self.claim.evidence_rounds.filter(
+                    phase=Phase.QUESTIONS, is_agreement_sample=self.is_agreement_sample
+                )
+            else:
+                rounds = self.claim.evidence_rounds.filter(phase=Phase.DISPUTE)
+            return rounds.exclude(submitted_at=None).order_by("-submitted_at").first()
+        if self.phase == Phase.DISPUTE:
+            revised = getattr(self, "evidence_round", None) if self.pk else None
+            if revised is not None:
+                return revised.based_on
+            return self.claim.dataset_evidence()
+        return None
+
     def extend_lease(self, now=None) -> None:
         """Mark activity now; the task stays with its annotator for another lease period."""
         now = now or timezone.now()

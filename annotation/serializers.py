@@ -9,6 +9,7 @@ it into the workflow's dataclasses; what a submission does is the workflow's bus
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -346,7 +347,7 @@ class IsoDateField(serializers.DateField):
     """A date written exactly YYYY-MM-DD (the dataset's form), nothing looser."""
 
     default_error_messages = {"invalid": "Write the date as YYYY-MM-DD."}
-    _form = re.compile(r"\d{4}-\d{2}-\d{2}")
+    _form = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(input_formats=["%Y-%m-%d"], **kwargs)
@@ -362,7 +363,9 @@ def _optional_text(**kwargs: Any) -> serializers.CharField:
     return serializers.CharField(allow_null=True, allow_blank=True, default=None, **kwargs)
 
 
-def _canonical_list(values: list[str], canonical, kind: str) -> list[str]:
+def _canonical_list(
+    values: list[str], canonical: Callable[[str], str | None], kind: str
+) -> list[str]:
     found, unknown = [], []
     for value in values:
         name = canonical(value)
@@ -553,9 +556,10 @@ class QualityCheckSubmitSerializer(serializers.Serializer):
         if evidence is not None:
             for question in evidence.questions.prefetch_related("answers"):
                 shown[question.position] = {a.position for a in question.answers.all()}
-        errors: list[dict] = []
+        # Keyed by position in the list, as DRF reports errors of nested lists.
+        errors: dict[int, dict] = {}
         seen = set()
-        for flag in flags:
+        for index, flag in enumerate(flags):
             key = (flag["code"], flag["question_position"], flag["answer_position"])
             error = {}
             if flag["question_position"] is not None and flag["question_position"] not in shown:
@@ -567,8 +571,9 @@ class QualityCheckSubmitSerializer(serializers.Serializer):
             elif key in seen:
                 error["code"] = "This flag is already given for the same target."
             seen.add(key)
-            errors.append(error)
-        if any(errors):
+            if error:
+                errors[index] = error
+        if errors:
             raise serializers.ValidationError({"flags": errors})
 
     def to_workflow(self) -> QualityVerdict:

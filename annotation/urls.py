@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import manage, panel
+from annotation.views import editing, manage, panel, phase1
 
 app_name = "annotation"
 
@@ -8,6 +8,12 @@ urlpatterns = [
     path("", panel.control_panel, name="control-panel"),
     path("phase/<int:phase>/next/", panel.start_next, name="start-next"),
     path("tasks/<int:pk>/", panel.task_detail, name="task"),
+    path("tasks/<int:pk>/draft/", editing.save_draft, name="save-draft"),
+    path("tasks/<int:pk>/article-loaded/", editing.article_loaded, name="article-loaded"),
+    path("tasks/<int:pk>/normalise/", phase1.submit, name="submit-normalisation"),
+    path("tasks/<int:pk>/skip/", phase1.skip, name="skip-article"),
+    path("dates/earliest/", phase1.earliest_date_hint, name="earliest-date"),
+    path("tours/<slug:name>/done/", editing.tour_done, name="tour-done"),
     path("manage/", manage.manager_panel, name="manager-panel"),
     path("manage/people/", manage.people, name="people"),
     path("manage/people/passwords.csv", manage.download_new_passwords, name="new-passwords"),

@@ -18,7 +18,7 @@ class Verdict(models.TextChoices):
     SUPPORTED = "Supported"
     REFUTED = "Refuted"
     NOT_ENOUGH_EVIDENCE = "Not Enough Evidence"
-    CONFLICTING = "Conflicting Evidence/Cherrypicking"
+    CONFLICTING = "Conflicting Evidence/Cherrypicking", "Conflicting evidence / cherry-picking"
 
 
 # Only the post-control phase (P5) may call a claim too vague; it then leaves the dataset.

@@ -34,6 +34,7 @@ from annotation.models import (
 )
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
 from search_proxy.models import Source
+from search_proxy.webaddress import normalize_url
 
 DISPUTE_PRIORITY = 1
 
@@ -257,6 +258,14 @@ def _store_evidence(
 ) -> EvidenceRound:
     if not data.questions:
         raise WorkflowError("evidence needs at least one question")
+    for q in data.questions:
+        for a in q.answers:
+            web = a.source_url.lower().startswith(("http://", "https://"))
+            if web and normalize_url(a.source_url) == claim.article.normalized_url:
+                raise WorkflowError(
+                    "an answer cites the fact-checking article itself; cite the original "
+                    "source it relies on instead"
+                )
     now = timezone.now()
     evidence = EvidenceRound.objects.create(
         claim=claim,
@@ -318,7 +327,7 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     if claim.state != Claim.State.DISPUTE:
         raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in dispute")
     # A re-opened claim builds on its last dispute round, a first dispute on the P2 pairs.
-    evidence = _store_evidence(locked, claim, data, based_on=claim.dataset_evidence())
+    evidence = _store_evidence(locked, claim, data, based_on=locked.evidence_shown())
     _close(locked)
     _move(claim, Claim.State.POST_CONTROL, task=locked, actor=locked.annotator)
     _pool(Phase.POST_CONTROL, claim, priority=DISPUTE_PRIORITY)
@@ -328,8 +337,17 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
 # --- P3 and P5 -------------------------------------------------------------------------
 
 
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+
 def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict):
-    from review.models import ProblemFlag, QualityCheck
+    from review.models import (
+        CLAIM_FLAG_CODES,
+        QUESTION_FLAG_CODES,
+        ProblemFlag,
+        QualityCheck,
+    )
 
     if data.unreadable:
         verdict = None
@@ -354,6 +372,24 @@ def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: Qualit
     )
     questions = {q.position: q for q in evidence.questions.prefetch_related("answers")}
     for flag in data.flags:
+        if flag.question_position is None and flag.answer_position is not None:
+            raise WorkflowError(f"flag {flag.code}: an answer position needs its question")
+        wants = (
+            "claim"
+            if flag.code in CLAIM_FLAG_CODES
+            else "question"
+            if flag.code in QUESTION_FLAG_CODES
+            else "answer"
+        )
+        has = (
+            "claim"
+            if flag.question_position is None
+            else "question"
+            if flag.answer_position is None
+            else "answer"
+        )
+        if wants != has:
+            raise WorkflowError(f"flag {flag.code} is about {_a(wants)}, not {_a(has)}")
         question = answer = None
         if flag.question_position is not None:
             question = questions.get(flag.question_position)
@@ -380,10 +416,7 @@ def submit_quality_check(task: Task, data: QualityVerdict):
     if locked is None:
         return task.quality_check
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
-    rounds = claim.evidence_rounds.filter(
-        phase=Phase.QUESTIONS, is_agreement_sample=locked.is_agreement_sample
-    )
-    evidence = rounds.order_by("-submitted_at").first()
+    evidence = locked.evidence_shown()
     if evidence is None:
         raise WorkflowError(f"claim {claim.pk} has no evidence to check")
     if not locked.is_agreement_sample and claim.state != Claim.State.QUALITY_CHECK:
@@ -410,7 +443,7 @@ def submit_post_control(task: Task, data: QualityVerdict):
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     if claim.state != Claim.State.POST_CONTROL:
         raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P5")
-    evidence = claim.evidence_rounds.filter(phase=Phase.DISPUTE).order_by("-submitted_at").first()
+    evidence = locked.evidence_shown()
     if evidence is None:
         raise WorkflowError(f"claim {claim.pk} has no P4 evidence to check")
     check = _store_check(locked, claim, evidence, data)

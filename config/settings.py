@@ -135,11 +135,18 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Only the token endpoint is throttled: it is where passwords could be guessed.
+    "DEFAULT_THROTTLE_RATES": {"login": env_str("LOGIN_THROTTLE_RATE", "10/minute")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "AVeriTeC annotation platform API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Two choice lists are both called "verdict"; name them apart in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "VerdictEnum": "annotation.vocabulary.Verdict",
+        "QualityVerdictEnum": "review.models.QUALITY_VERDICTS",
+    },
 }
 
 # --- Background jobs --------------------------------------------------------------------

@@ -111,9 +111,21 @@ class ProblemFlag(models.Model):
                 ),
                 name="flag_code_matches_target",
             ),
+            # Three partial constraints: NULL targets would make one plain constraint useless.
             models.UniqueConstraint(
-                fields=["quality_check", "question", "answer", "code"],
-                name="one_flag_per_target_and_code",
+                fields=["quality_check", "code"],
+                condition=Q(question__isnull=True, answer__isnull=True),
+                name="one_claim_flag_per_code",
+            ),
+            models.UniqueConstraint(
+                fields=["quality_check", "question", "code"],
+                condition=Q(question__isnull=False),
+                name="one_question_flag_per_code",
+            ),
+            models.UniqueConstraint(
+                fields=["quality_check", "answer", "code"],
+                condition=Q(answer__isnull=False),
+                name="one_answer_flag_per_code",
             ),
         ]
 

@@ -1,12 +1,14 @@
 """Normalising web addresses, so the same page is recognised however it was written.
 
-Used for de-duplicating articles and sources, and (later) for matching domains against the
+Used for de-duplicating articles and sources, and for matching domains against the
 fact-checker and misinformation lists.
 """
 
 import re
 from datetime import UTC, datetime
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import tldextract
 
 # web.archive.org/web/<timestamp>[<flags>_]/<original URL>
 _WAYBACK = re.compile(
@@ -67,3 +69,54 @@ def normalize_url(url: str) -> str:
     )
     # http and https of the same page are one page.
     return urlunsplit(("https" if scheme in ("http", "https") else scheme, netloc, path, query, ""))
+
+
+# The Public Suffix List snapshot bundled with tldextract: no fetch and no cache files, so
+# domain matching works offline and gives the same answer on every machine. PSL "private"
+# suffixes (blogspot.com, wordpress.com...) are left out on purpose: a blog on
+# foo.blogspot.com is matched through its full host name, see host_suffixes().
+_DOMAINS = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+def host_of(url: str) -> str:
+    """The lower-case host name of the live page behind `url`, without "www." or a final dot.
+
+    A Wayback Machine link gives the host of the page it captured. "" when there is none.
+    """
+    live = unwrap_archive_url(url)
+    try:
+        host = urlsplit(live if "://" in live else "http://" + live).hostname or ""
+    except ValueError:
+        return ""
+    host = host.lower().rstrip(".")
+    return host[4:] if host.startswith("www.") else host
+
+
+def registered_domain(url: str) -> str:
+    """The domain a registrant owns ("bbc.co.uk" for "https://www.news.bbc.co.uk/x").
+
+    IP addresses come back as they are; a host with no known public suffix ("localhost")
+    comes back whole.
+    """
+    host = host_of(url)
+    if not host:
+        return ""
+    parts = _DOMAINS.extract_str(host)
+    if not parts.suffix:  # an IP address, "localhost", an unknown top-level domain
+        return host
+    return parts.top_domain_under_public_suffix
+
+
+def host_suffixes(url: str) -> list[str]:
+    """The host of `url` and each parent domain down to its registered domain.
+
+    "a.b.example.co.uk" gives ["a.b.example.co.uk", "b.example.co.uk", "example.co.uk"]: the
+    names a domain list can hold for this page. Never a bare public suffix ("co.uk").
+    """
+    host = host_of(url)
+    domain = registered_domain(url)
+    if not host or not domain:
+        return []
+    labels = host.split(".")
+    wanted = domain.count(".") + 1
+    return [".".join(labels[i:]) for i in range(len(labels) - wanted + 1)] or [host]

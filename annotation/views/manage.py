@@ -13,7 +13,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import accounts, assignment, workflow
-from annotation.forms import AccountForm, AssignForm, BulkAccountsForm, ReassignForm, TaskFilterForm
+from annotation.forms.manage import (
+    AccountForm,
+    AssignForm,
+    BulkAccountsForm,
+    ReassignForm,
+    TaskFilterForm,
+)
 from annotation.models import Article, AuditEntry, Claim, Task, User
 
 # New passwords are shown once (popped when the page shows them) and downloadable once.

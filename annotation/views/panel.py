@@ -4,12 +4,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import assignment
 from annotation.models import Task
+from annotation.views import phase1
+from annotation.views.editing import own_task_or_404
 from annotation.vocabulary import Phase
 
 
@@ -79,11 +81,6 @@ def task_url(task: Task) -> str:
     return reverse("annotation:task", args=[task.pk])
 
 
-def _own_task_or_404(user, pk: int) -> Task:
-    # Someone else's task is "not found", not "forbidden": ids reveal nothing.
-    return get_object_or_404(Task.objects.select_related("claim", "article"), pk=pk, annotator=user)
-
-
 @login_required
 def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One of the annotator's own tasks, with what its phase may show and neighbours.
@@ -91,9 +88,13 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
     The phase screens (P1, P2, P3-P5) take over the editing; this page is where Start next
     and the browse links land, and shows submitted work read-only.
     """
-    task = _own_task_or_404(request.user, pk)
-    if task.status in (Task.Status.IN_PROGRESS, Task.Status.ASSIGNED):
+    task = own_task_or_404(request.user, pk)
+    if task.status == Task.Status.ASSIGNED:
+        assignment.start(task)  # a manager's hand-out starts when first opened
+    if task.status == Task.Status.IN_PROGRESS:
         task.touch()
+        if task.phase == Phase.NORMALISATION:
+            return phase1.normalisation_page(request, task)
     own = Task.objects.filter(
         annotator=request.user, phase=task.phase, status=Task.Status.SUBMITTED
     ).order_by("submitted_at", "id")
@@ -114,21 +115,6 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "blind": task.phase in (Phase.QUALITY_CHECK, Phase.POST_CONTROL),
         "previous": previous,
         "next": next_one,
-        "evidence": _evidence_shown(task),
+        "evidence": task.evidence_shown(),
     }
     return render(request, "annotation/task.html", context)
-
-
-def _evidence_shown(task: Task):
-    """The QA pairs a P3/P5 annotator checks (P2's, or P4's in post-control)."""
-    if task.claim is None or task.phase not in (Phase.QUALITY_CHECK, Phase.POST_CONTROL):
-        return None
-    source_phase = Phase.DISPUTE if task.phase == Phase.POST_CONTROL else Phase.QUESTIONS
-    return (
-        task.claim.evidence_rounds.filter(
-            phase=source_phase, is_agreement_sample=task.is_agreement_sample
-        )
-        .order_by("-submitted_at")
-        .prefetch_related("questions__answers")
-        .first()
-    )

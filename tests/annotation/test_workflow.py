@@ -241,3 +241,34 @@ def test_no_agreement_sampling_by_default(crew):
     (claim,) = steps.normalise(crew[0])
     assert not claim.is_agreement_sample
     assert Task.objects.filter(phase=Phase.QUESTIONS).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        (workflow.FlagData("source_may_be_biased"), "about an answer, not a claim"),
+        (
+            workflow.FlagData("claim_ambiguous", question_position=0),
+            "about a claim, not a question",
+        ),
+        (workflow.FlagData("answer_unrelated", answer_position=0), "needs its question"),
+        (workflow.FlagData("question_unrelated", question_position=7), "no question 7"),
+    ],
+)
+def test_a_flag_must_name_the_kind_of_target_its_code_is_about(crew, claim_in_p2, flag, message):
+    steps.answer(crew[1])
+    with pytest.raises(workflow.WorkflowError, match=message):
+        steps.check(crew[2], flags=[flag])
+    claim_in_p2.refresh_from_db()
+    assert claim_in_p2.state == Claim.State.QUALITY_CHECK
+
+
+def test_the_fact_checking_article_itself_is_refused_as_a_source(crew, claim_in_p2):
+    data = steps.evidence()
+    data.questions[0].answers[0].source_url = (
+        "https://web.archive.org/web/20201101000000/" + claim_in_p2.article.url
+    )
+    task = steps.take(crew[1], Phase.QUESTIONS)
+    with pytest.raises(workflow.WorkflowError, match="fact-checking article itself"):
+        workflow.submit_evidence(task, data)
+    assert not claim_in_p2.evidence_rounds.exists()

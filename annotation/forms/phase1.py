@@ -1,0 +1,147 @@
+"""Forms of the Phase 1 screen: one form per claim split from the article, plus the skip report."""
+
+from __future__ import annotations
+
+from django import forms
+from django_countries import countries
+
+from annotation.dates import DateNotUnderstood, earliest_date
+from annotation.guidelines import CLAIM_TYPE_HELP, P1_FIELD_HELP, STRATEGY_HELP
+from annotation.models import Article
+from annotation.vocabulary import ClaimType, Strategy, Verdict
+from annotation.workflow import NormalisedClaim
+
+CLAIM_PREFIX = "claims"
+COUNTRY_CODES = {code for code, _ in countries}
+
+
+def _choices_with_help(choices, help_texts) -> list[tuple[str, str]]:
+    return [(value, label) for value, label in choices if value in help_texts]
+
+
+class ClaimForm(forms.Form):
+    text = forms.CharField(
+        label="Normalised claim",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        error_messages={"required": "Write the claim."},
+    )
+    fact_checker_label = forms.ChoiceField(
+        label="Fact-checker's verdict",
+        choices=Verdict.choices,
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose the fact-checker's verdict."},
+    )
+    date_as_written = forms.CharField(label="Date as written", required=False)
+    # Required, but may come from "date as written" instead (see clean()).
+    claim_date = forms.DateField(
+        label="Claim date", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    speaker = forms.CharField(required=False)
+    reporting_source = forms.CharField(label="Reporting source", required=False)
+    original_claim_url = forms.URLField(
+        label="Original claim URL", required=False, assume_scheme="https"
+    )
+    media_url = forms.URLField(label="Media URL", required=False, assume_scheme="https")
+    image_transcription = forms.CharField(
+        label="Text in the image or video",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+    location_iso_code = forms.CharField(
+        label="Location",
+        required=False,
+        max_length=2,
+        widget=forms.TextInput(attrs={"list": "country-codes", "autocomplete": "off", "size": 4}),
+    )
+    claim_types = forms.MultipleChoiceField(
+        label="Claim types",
+        choices=_choices_with_help(ClaimType.choices, CLAIM_TYPE_HELP),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Choose at least one claim type."},
+    )
+    fact_checking_strategies = forms.MultipleChoiceField(
+        label="Fact-checking strategies",
+        choices=_choices_with_help(Strategy.choices, STRATEGY_HELP),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Choose at least one strategy."},
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, field in self.fields.items():
+            field.help_text = P1_FIELD_HELP.get(name, "")
+
+    def clean_location_iso_code(self) -> str | None:
+        code = self.cleaned_data["location_iso_code"].strip().upper()
+        if code and code not in COUNTRY_CODES:
+            raise forms.ValidationError(f"{code!r} is not a country code; pick one from the list.")
+        return code or None
+
+    def clean(self):
+        data = super().clean()
+        if data.get("claim_date") or "claim_date" in self.errors:
+            return data
+        written = (data.get("date_as_written") or "").strip()
+        if not written:
+            self.add_error("claim_date", "Give the date the claim was made.")
+            return data
+        try:
+            data["claim_date"] = earliest_date(written)
+        except DateNotUnderstood:
+            self.add_error("date_as_written", "Could not read this date; pick it in the calendar.")
+        return data
+
+    def normalised_claim(self) -> NormalisedClaim:
+        d = self.cleaned_data
+        return NormalisedClaim(
+            text=d["text"].strip(),
+            fact_checker_label=d["fact_checker_label"],
+            claim_date=d["claim_date"],
+            claim_types=list(d["claim_types"]),
+            fact_checking_strategies=list(d["fact_checking_strategies"]),
+            speaker=d["speaker"].strip() or None,
+            reporting_source=d["reporting_source"].strip() or None,
+            original_claim_url=d["original_claim_url"] or None,
+            media_url=d["media_url"],
+            image_transcription=d["image_transcription"].strip(),
+            location_iso_code=d["location_iso_code"],
+        )
+
+
+ClaimFormSet = forms.formset_factory(
+    ClaimForm, extra=0, min_num=1, validate_min=True, max_num=50, validate_max=True
+)
+
+
+def claim_formset(data=None, initial: list[dict] | None = None) -> forms.BaseFormSet:
+    return ClaimFormSet(data, initial=initial or [{}], prefix=CLAIM_PREFIX)
+
+
+def draft_from_post(post) -> dict:
+    """The claims as typed so far, unvalidated, in screen order: what autosave keeps."""
+    try:
+        total = min(int(post.get(f"{CLAIM_PREFIX}-TOTAL_FORMS", 0)), 50)
+    except ValueError:
+        total = 0
+    claims = []
+    for index in range(total):
+        prefix = f"{CLAIM_PREFIX}-{index}-"
+        claim = {}
+        for name, field in ClaimForm.base_fields.items():
+            if isinstance(field, forms.MultipleChoiceField):
+                claim[name] = post.getlist(prefix + name)
+            else:
+                claim[name] = post.get(prefix + name, "")
+        claims.append(claim)
+    return {"claims": claims}
+
+
+class SkipForm(forms.Form):
+    reason = forms.ChoiceField(choices=Article.SkipReason.choices, widget=forms.RadioSelect)
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("reason") == Article.SkipReason.OTHER and not data.get("note", "").strip():
+            self.add_error("note", "Say what is wrong with the article.")
+        return data

@@ -1,0 +1,84 @@
+"""What every phase's editor shares: autosave with version checks, timing, guided tours."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from annotation.models import StaleDraft, Task
+from annotation.vocabulary import Phase
+
+# Tours a user can dismiss; the name is stored on the account once dismissed.
+TOURS = {"p1", "p2", "p3", "p4", "p5"}
+
+
+def own_task_or_404(user, pk: int) -> Task:
+    # Someone else's task is "not found", not "forbidden": ids reveal nothing.
+    return get_object_or_404(Task.objects.select_related("claim", "article"), pk=pk, annotator=user)
+
+
+def draft_parsers():
+    from annotation.forms import phase1
+
+    return {Phase.NORMALISATION: phase1.draft_from_post}
+
+
+def draft_warnings(task: Task, draft: dict) -> dict[int, list[str]]:
+    if task.phase == Phase.NORMALISATION:
+        from annotation.checks import wording_warnings
+
+        return {
+            i: wording_warnings(c.get("text", ""), c.get("speaker"))
+            for i, c in enumerate(draft.get("claims", []))
+        }
+    return {}
+
+
+@require_POST
+@login_required
+def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
+    """Autosave: keep what the annotator typed, unless another tab saved newer work."""
+    task = own_task_or_404(request.user, pk)
+    parse = draft_parsers().get(task.phase)
+    if parse is None:
+        return HttpResponse(status=404)
+    draft = parse(request.POST)
+    try:
+        version = int(request.POST.get("draft_version", ""))
+    except ValueError:
+        return HttpResponse("draft_version is missing", status=400)
+    context = {"task": task}
+    try:
+        task.save_draft(draft, version=version)
+    except StaleDraft:
+        context["conflict"] = True
+        return render(request, "annotation/_save_status.html", context, status=409)
+    context["saved_at"] = timezone.localtime()
+    context["warnings"] = draft_warnings(task, draft)
+    return render(request, "annotation/_save_status.html", context)
+
+
+@require_POST
+@login_required
+def article_loaded(request: HttpRequest, pk: int) -> HttpResponse:
+    """The article frame finished loading: a quality signal for managers (first time only)."""
+    task = own_task_or_404(request.user, pk)
+    Task.objects.filter(pk=task.pk, article_loaded_at__isnull=True).update(
+        article_loaded_at=timezone.now()
+    )
+    return HttpResponse(status=204)
+
+
+@require_POST
+@login_required
+def tour_done(request: HttpRequest, name: str) -> HttpResponse:
+    if name not in TOURS:
+        return JsonResponse({"detail": "unknown tour"}, status=404)
+    user = request.user
+    if name not in user.completed_tours:
+        user.completed_tours = [*user.completed_tours, name]
+        user.save(update_fields=["completed_tours"])
+    return HttpResponse(status=204)

@@ -1,0 +1,142 @@
+"""Phase 1: turning a fact-checking article into normalised claims."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django_countries import countries
+
+from annotation import assignment, workflow
+from annotation.checks import wording_warnings
+from annotation.dates import DateNotUnderstood, earliest_date
+from annotation.forms.phase1 import SkipForm, claim_formset
+from annotation.guidelines import (
+    CLAIM_TYPE_HELP,
+    P1_GUIDE,
+    SKIP_HELP,
+    STRATEGY_HELP,
+    VERDICT_HELP,
+)
+from annotation.models import Task
+from annotation.views.editing import own_task_or_404
+from annotation.vocabulary import Phase, exclusion_reason
+from search_proxy.webaddress import archive_timestamp, unwrap_archive_url
+
+TEMPLATE = "annotation/phase1.html"
+
+
+def article_links(url: str) -> dict:
+    """The live page and an archived copy; the frame shows the archived copy because many
+    fact-checking sites refuse to be framed."""
+    live = unwrap_archive_url(url)
+    archived = url if archive_timestamp(url) else f"https://web.archive.org/web/2/{live}"
+    return {"live": live, "archived": archived}
+
+
+def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
+    article = task.article
+    return {
+        "task": task,
+        "article": article,
+        "links": article_links(article.url),
+        "formset": formset,
+        "skip_form": extra.pop("skip_form", SkipForm()),
+        "guide": P1_GUIDE,
+        "skip_help": SKIP_HELP,
+        "verdict_help": VERDICT_HELP,
+        "claim_type_help": CLAIM_TYPE_HELP,
+        "strategy_help": STRATEGY_HELP,
+        "countries": list(countries),
+        "show_tour": "p1" not in request.user.completed_tours,
+        "warnings": {
+            i: wording_warnings(f["text"].value() or "", f["speaker"].value())
+            for i, f in enumerate(formset.forms)
+        },
+        **extra,
+    }
+
+
+def normalisation_page(request: HttpRequest, task: Task) -> HttpResponse:
+    """The editor, with the saved draft restored (or the ClaimReview text as a start)."""
+    claims = task.draft.get("claims") if task.draft else None
+    if not claims:
+        claims = [
+            {"text": task.article.claimreview_claim, "speaker": task.article.claimreview_claimant}
+        ]
+    return render(request, TEMPLATE, _context(request, task, claim_formset(initial=claims)))
+
+
+@require_POST
+@login_required
+def submit(request: HttpRequest, pk: int) -> HttpResponse:
+    task = own_task_or_404(request.user, pk)
+    if task.phase != Phase.NORMALISATION:
+        return HttpResponse(status=404)
+    if task.status == Task.Status.SUBMITTED:
+        return redirect("annotation:task", pk=task.pk)
+    formset = claim_formset(request.POST)
+    if str(task.draft_version) != request.POST.get("draft_version"):
+        context = _context(request, task, formset, stale=True)
+        return render(request, TEMPLATE, context, status=409)
+    if not formset.is_valid():
+        return render(request, TEMPLATE, _context(request, task, formset), status=422)
+    claims = [form.normalised_claim() for form in formset.forms]
+    stopping = [
+        (c.text, reason)
+        for c in claims
+        if (reason := exclusion_reason(c.claim_types, c.fact_checking_strategies))
+    ]
+    if stopping and not request.POST.get("confirm_exclusion"):
+        return render(request, TEMPLATE, _context(request, task, formset, stopping=stopping))
+    try:
+        workflow.submit_normalisation(task, claims)
+    except workflow.WorkflowError as exc:
+        messages.error(request, str(exc))
+        return redirect("annotation:control-panel")
+    messages.success(request, f"Saved {len(claims)} claim(s). Here is your next article.")
+    return _next_or_panel(request)
+
+
+@require_POST
+@login_required
+def skip(request: HttpRequest, pk: int) -> HttpResponse:
+    task = own_task_or_404(request.user, pk)
+    if task.phase != Phase.NORMALISATION or task.status != Task.Status.IN_PROGRESS:
+        return redirect("annotation:task", pk=task.pk)
+    form = SkipForm(request.POST)
+    if not form.is_valid():
+        formset = claim_formset(initial=(task.draft or {}).get("claims") or [{}])
+        context = _context(request, task, formset, skip_form=form, skip_open=True)
+        return render(request, TEMPLATE, context, status=422)
+    workflow.skip_article(task, form.cleaned_data["reason"], form.cleaned_data["note"])
+    messages.success(request, "Thanks, the article is reported. Here is your next one.")
+    return _next_or_panel(request)
+
+
+def _next_or_panel(request: HttpRequest) -> HttpResponse:
+    try:
+        task = assignment.next_task(request.user, Phase.NORMALISATION)
+    except assignment.NoTaskAvailable as reason:
+        messages.info(request, str(reason))
+        return redirect("annotation:control-panel")
+    return redirect("annotation:task", pk=task.pk)
+
+
+@require_GET
+@login_required
+def earliest_date_hint(request: HttpRequest) -> HttpResponse:
+    """Fills the date picker from a date as written ("February 2017" → 2017-02-01)."""
+    target = request.GET.get("target", "")
+    written = next((v for k, v in request.GET.items() if k.endswith("date_as_written")), "")
+    try:
+        value, problem = earliest_date(written).isoformat(), ""
+    except DateNotUnderstood:
+        value, problem = "", "Could not read this date; pick it in the calendar."
+    return render(
+        request,
+        "annotation/phase1.html#date-hint",
+        {"value": value, "problem": problem, "target": target},
+    )
