@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-sqlite install nltk lint format migrations-check clean
+.PHONY: demo test test-sqlite screenshots install nltk lint format migrations-check clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt scripts/system_packages.sh
 	PYTHON=$(PYTHON) scripts/system_packages.sh
@@ -23,11 +23,18 @@ nltk: install
 demo: install nltk
 	scripts/demo.sh
 
+# The browser tests drive Debian's Chromium; it is installed here (as root) when missing.
 test: install nltk
+	WITH_BROWSER=1 PYTHON=$(PYTHON) scripts/system_packages.sh
 	DATABASE_URL="$$(scripts/test_database.sh)" $(PY) -m pytest $(PYTEST_ARGS)
 
 test-sqlite: install nltk
+	WITH_BROWSER=1 PYTHON=$(PYTHON) scripts/system_packages.sh
 	DATABASE_URL="sqlite:///$(CURDIR)/var/test.sqlite3" $(PY) -m pytest $(PYTEST_ARGS)
+
+# Refresh docs/screenshots/ from the browser tests.
+screenshots: install nltk
+	UPDATE_SCREENSHOTS=1 DATABASE_URL="$$(scripts/test_database.sh)" $(PY) -m pytest tests/e2e -q
 
 lint: install
 	$(VENV)/bin/ruff check .

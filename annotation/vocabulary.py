@@ -26,28 +26,28 @@ CLAIM_TOO_VAGUE = "Claim too vague"
 
 
 class ClaimType(models.TextChoices):
-    EVENT_PROPERTY = "Event/Property Claim"
-    NUMERICAL = "Numerical Claim"
-    QUOTE = "Quote Verification"
-    CAUSAL = "Causal Claim"
-    POSITION = "Position Statement"
-    SPECULATIVE = "Speculative Claim"
-    OPINION = "Opinion Claim"
-    MEDIA_PUBLISHING = "Media Publishing Claim"
-    MEDIA_ANALYSIS = "Media Analysis Claim"
+    EVENT_PROPERTY = "Event/Property Claim", "Event/Property Claim"
+    NUMERICAL = "Numerical Claim", "Numerical Claim"
+    QUOTE = "Quote Verification", "Quote Verification"
+    CAUSAL = "Causal Claim", "Causal Claim"
+    POSITION = "Position Statement", "Position Statement"
+    SPECULATIVE = "Speculative Claim", "Speculative Claim"
+    OPINION = "Opinion Claim", "Opinion Claim"
+    MEDIA_PUBLISHING = "Media Publishing Claim", "Media Publishing Claim"
+    MEDIA_ANALYSIS = "Media Analysis Claim", "Media Analysis Claim"
 
 
 class Strategy(models.TextChoices):
-    WRITTEN_EVIDENCE = "Written Evidence"
-    NUMERICAL_COMPARISON = "Numerical Comparison"
-    CONSULTATION = "Consultation"
-    SATIRICAL_SOURCE = "Satirical Source Identification"
-    MEDIA_SOURCE_DISCOVERY = "Media Source Discovery"
-    IMAGE_ANALYSIS = "Image Analysis"
-    VIDEO_ANALYSIS = "Video Analysis"
-    AUDIO_ANALYSIS = "Audio Analysis"
-    GEOLOCATION = "Geolocation"
-    FACT_CHECKER_REFERENCE = "Fact-checker Reference"
+    WRITTEN_EVIDENCE = "Written Evidence", "Written Evidence"
+    NUMERICAL_COMPARISON = "Numerical Comparison", "Numerical Comparison"
+    CONSULTATION = "Consultation", "Consultation"
+    SATIRICAL_SOURCE = "Satirical Source Identification", "Satirical Source Identification"
+    MEDIA_SOURCE_DISCOVERY = "Media Source Discovery", "Media Source Discovery"
+    IMAGE_ANALYSIS = "Image Analysis", "Image Analysis"
+    VIDEO_ANALYSIS = "Video Analysis", "Video Analysis"
+    AUDIO_ANALYSIS = "Audio Analysis", "Audio Analysis"
+    GEOLOCATION = "Geolocation", "Geolocation"
+    FACT_CHECKER_REFERENCE = "Fact-checker Reference", "Fact-checker Reference"
 
 
 # Claims of these kinds stop after P1 (DESIGN.md section 2): the dataset is text-only and
@@ -72,10 +72,10 @@ NON_TEXT_STRATEGIES = frozenset(
 
 
 class AnswerType(models.TextChoices):
-    EXTRACTIVE = "Extractive"
-    ABSTRACTIVE = "Abstractive"
-    BOOLEAN = "Boolean"
-    UNANSWERABLE = "Unanswerable"
+    EXTRACTIVE = "Extractive", "Extractive"
+    ABSTRACTIVE = "Abstractive", "Abstractive"
+    BOOLEAN = "Boolean", "Boolean"
+    UNANSWERABLE = "Unanswerable", "Unanswerable"
 
 
 # The text an unanswerable answer carries in the dataset and in the official scorer.
@@ -83,14 +83,14 @@ NO_ANSWER_TEXT = "No answer could be found."
 
 
 class SourceMedium(models.TextChoices):
-    WEB_TEXT = "Web text"
-    PDF = "PDF"
-    METADATA = "Metadata"
-    WEB_TABLE = "Web table"
-    IMAGE = "Image/graphic"
-    VIDEO = "Video"
-    AUDIO = "Audio"
-    OTHER = "Other"
+    WEB_TEXT = "Web text", "Web text"
+    PDF = "PDF", "PDF"
+    METADATA = "Metadata", "Metadata"
+    WEB_TABLE = "Web table", "Web table"
+    IMAGE = "Image/graphic", "Image/graphic"
+    VIDEO = "Video", "Video"
+    AUDIO = "Audio", "Audio"
+    OTHER = "Other", "Other"
     NONE = "", "None (unanswerable)"
 
 
