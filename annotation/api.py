@@ -213,7 +213,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def submit(self, request: Request, pk: str | None = None) -> Response:
         task = self.get_object()
         form = SUBMIT_SERIALIZERS[task.phase](
-            data=request.data, context={"evidence": task.evidence_shown()}
+            data=request.data, context={"evidence": task.evidence_shown(), "task": task}
         )
         form.is_valid(raise_exception=True)
         try:

@@ -482,8 +482,28 @@ class EvidenceSubmitSerializer(serializers.Serializer):
     claim_correction = serializers.CharField(allow_blank=True, default="")
     pairs_support_verdict = serializers.BooleanField(allow_null=True, default=None)
 
+    def validate(self, attrs: dict) -> dict:
+        # The evidence rules (annotation/evidence.py) are the same as on the screen; their
+        # blocking problems become field errors at their dotted path.
+        task = self.context.get("task")
+        if task is not None and task.claim_id:
+            from annotation.evidence import blocking, evidence_problems
+
+            problems = blocking(
+                evidence_problems(self._evidence(attrs), task.claim, phase=task.phase)
+            )
+            if problems:
+                errors: dict[str, list[str]] = {}
+                for problem in problems:
+                    errors.setdefault(problem.path, []).append(problem.message)
+                raise serializers.ValidationError(errors)
+        return attrs
+
     def to_workflow(self) -> EvidenceData:
-        data = self.validated_data
+        return self._evidence(self.validated_data)
+
+    @staticmethod
+    def _evidence(data: dict) -> EvidenceData:
         return EvidenceData(
             questions=[
                 QuestionData(text=q["text"], answers=[AnswerData(**a) for a in q["answers"]])

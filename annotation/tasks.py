@@ -5,5 +5,5 @@ from annotation.assignment import expire_lapsed_leases
 
 @shared_task
 def expire_leases() -> int:
-    """Periodic: return idle tasks to the pool (Start next also does this on the way)."""
+    """Every minute (Celery beat): return tasks idle past their lease to the pool."""
     return expire_lapsed_leases()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import editing, manage, panel, phase1
+from annotation.views import editing, evidence, manage, panel, phase1
 
 app_name = "annotation"
 
@@ -13,6 +13,11 @@ urlpatterns = [
     path("tasks/<int:pk>/normalise/", phase1.submit, name="submit-normalisation"),
     path("tasks/<int:pk>/skip/", phase1.skip, name="skip-article"),
     path("dates/earliest/", phase1.earliest_date_hint, name="earliest-date"),
+    path("tasks/<int:pk>/evidence/", evidence.review, name="review-evidence"),
+    path("tasks/<int:pk>/evidence/confirm/", evidence.confirm, name="confirm-evidence"),
+    path("tasks/<int:pk>/report/", evidence.report, name="report-claim"),
+    path("tasks/<int:pk>/search/", evidence.search_panel, name="search-panel"),
+    path("tasks/<int:pk>/open/", evidence.open_result, name="open-result"),
     path("tours/<slug:name>/done/", editing.tour_done, name="tour-done"),
     path("manage/", manage.manager_panel, name="manager-panel"),
     path("manage/people/", manage.people, name="people"),

@@ -34,13 +34,20 @@ from annotation.models import (
 )
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
 from search_proxy.models import Source
-from search_proxy.webaddress import normalize_url
 
 DISPUTE_PRIORITY = 1
 
 
 class WorkflowError(Exception):
     """An action the workflow does not allow in the current state (says which and why)."""
+
+
+class EvidenceRejected(WorkflowError):
+    """Question-answer pairs that break a rule of annotation/evidence.py."""
+
+    def __init__(self, problems):
+        self.problems = problems
+        super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
 
 
 # --- What annotators hand in (validated by forms or serializers before it gets here) ------
@@ -258,14 +265,12 @@ def _store_evidence(
 ) -> EvidenceRound:
     if not data.questions:
         raise WorkflowError("evidence needs at least one question")
-    for q in data.questions:
-        for a in q.answers:
-            web = a.source_url.lower().startswith(("http://", "https://"))
-            if web and normalize_url(a.source_url) == claim.article.normalized_url:
-                raise WorkflowError(
-                    "an answer cites the fact-checking article itself; cite the original "
-                    "source it relies on instead"
-                )
+    from annotation.evidence import blocking, evidence_problems, normalise_answers
+
+    data = normalise_answers(data)
+    problems = blocking(evidence_problems(data, claim, phase=task.phase))
+    if problems:
+        raise EvidenceRejected(problems)
     now = timezone.now()
     evidence = EvidenceRound.objects.create(
         claim=claim,
@@ -332,6 +337,44 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     _move(claim, Claim.State.POST_CONTROL, task=locked, actor=locked.annotator)
     _pool(Phase.POST_CONTROL, claim, priority=DISPUTE_PRIORITY)
     return evidence
+
+
+REPORT_REASONS = {
+    "article_unusable": "the fact-checking article cannot be used",
+    "media_claim": "the claim needs evidence beyond text",
+}
+
+
+@transaction.atomic
+def report_claim(task: Task, reason: str, note: str = "") -> Claim:
+    """P2/P4 "report & skip": the claim leaves the work, with the reason kept for managers.
+
+    An extra agreement-sample round only closes its task: the claim's own path is untouched.
+    """
+    if reason not in REPORT_REASONS:
+        raise WorkflowError(f"unknown report reason {reason!r}")
+    locked = Task.objects.select_for_update().get(pk=task.pk)
+    if locked.phase not in (Phase.QUESTIONS, Phase.DISPUTE):
+        raise WorkflowError("only question-answer tasks (P2, P4) report a claim this way")
+    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    if locked.status == Task.Status.SUBMITTED:
+        return claim
+    if locked.status != Task.Status.IN_PROGRESS:
+        raise WorkflowError(f"task {task.pk} is {locked.get_status_display()}")
+    _close(locked)
+    if locked.is_agreement_sample:
+        return claim
+    claim.exclusion_reason = f"reported in P{locked.phase}: {REPORT_REASONS[reason]}" + (
+        f" ({note.strip()})" if note.strip() else ""
+    )
+    _move(
+        claim,
+        Claim.State.EXCLUDED,
+        task=locked,
+        actor=locked.annotator,
+        reason=claim.exclusion_reason,
+    )
+    return claim
 
 
 # --- P3 and P5 -------------------------------------------------------------------------

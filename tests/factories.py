@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from annotation.models import Answer, Article, Claim, EvidenceRound, Question, Task, User
 from annotation.vocabulary import AnswerType, ClaimType, Phase, SourceMedium, Strategy, Verdict
+from search_proxy.webaddress import normalize_url
 
 
 class AnnotatorFactory(factory.django.DjangoModelFactory):
@@ -31,7 +32,7 @@ class ArticleFactory(factory.django.DjangoModelFactory):
         model = Article
 
     url = factory.Sequence(lambda n: f"https://factcheck.example.org/2020/article-{n}")
-    normalized_url = factory.Sequence(lambda n: f"https://factcheck.example.org/2020/article-{n}")
+    normalized_url = factory.LazyAttribute(lambda article: normalize_url(article.url))
     title = factory.Sequence(lambda n: f"Fact check number {n}")
     publisher = "factcheck.example.org"
 

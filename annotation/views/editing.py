@@ -21,19 +21,35 @@ def own_task_or_404(user, pk: int) -> Task:
 
 
 def draft_parsers():
-    from annotation.forms import phase1
+    from annotation.forms import evidence, phase1
+    from review import forms as check
 
-    return {Phase.NORMALISATION: phase1.draft_from_post}
+    return {
+        Phase.NORMALISATION: phase1.draft_from_post,
+        Phase.QUESTIONS: evidence.draft_from_post,
+        Phase.QUALITY_CHECK: check.draft_from_post,
+        Phase.DISPUTE: evidence.draft_from_post,
+        Phase.POST_CONTROL: check.draft_from_post,
+    }
 
 
-def draft_warnings(task: Task, draft: dict) -> dict[int, list[str]]:
+def draft_warnings(task: Task, draft: dict) -> dict:
+    """Hints to refresh beside the editor after an autosave."""
     if task.phase == Phase.NORMALISATION:
         from annotation.checks import wording_warnings
 
         return {
-            i: wording_warnings(c.get("text", ""), c.get("speaker"))
-            for i, c in enumerate(draft.get("claims", []))
+            "claims": {
+                i: wording_warnings(c.get("text", ""), c.get("speaker"))
+                for i, c in enumerate(draft.get("claims", []))
+            }
         }
+    if task.phase in (Phase.QUESTIONS, Phase.DISPUTE):
+        from annotation.evidence import evidence_problems
+        from annotation.forms.evidence import evidence_from_draft, where
+
+        problems = evidence_problems(evidence_from_draft(draft), task.claim, phase=task.phase)
+        return {"hints": [(where(p.path), p.message) for p in problems if not p.blocking]}
     return {}
 
 
@@ -57,7 +73,7 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
         context["conflict"] = True
         return render(request, "annotation/_save_status.html", context, status=409)
     context["saved_at"] = timezone.localtime()
-    context["warnings"] = draft_warnings(task, draft)
+    context.update(draft_warnings(task, draft))
     return render(request, "annotation/_save_status.html", context)
 
 

@@ -10,7 +10,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import assignment
 from annotation.models import Task
-from annotation.views import phase1
+from annotation.views import evidence, phase1
 from annotation.views.editing import own_task_or_404
 from annotation.vocabulary import Phase
 
@@ -95,6 +95,11 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
         task.touch()
         if task.phase == Phase.NORMALISATION:
             return phase1.normalisation_page(request, task)
+        if task.phase in (Phase.QUESTIONS, Phase.DISPUTE):
+            return evidence.evidence_page(request, task)
+        from review.views import check_page  # review builds on annotation, not the reverse
+
+        return check_page(request, task)
     own = Task.objects.filter(
         annotator=request.user, phase=task.phase, status=Task.Status.SUBMITTED
     ).order_by("submitted_at", "id")

@@ -18,6 +18,7 @@ from annotation.guidelines import (
     P1_GUIDE,
     SKIP_HELP,
     STRATEGY_HELP,
+    TOURS,
     VERDICT_HELP,
 )
 from annotation.models import Task
@@ -51,6 +52,7 @@ def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
         "strategy_help": STRATEGY_HELP,
         "countries": list(countries),
         "show_tour": "p1" not in request.user.completed_tours,
+        "tour_steps": TOURS["p1"],
         "warnings": {
             i: wording_warnings(f["text"].value() or "", f["speaker"].value())
             for i, f in enumerate(formset.forms)

@@ -147,13 +147,13 @@
     };
     const show = () => {
       if (highlighted) highlighted.classList.remove("tour-highlight");
-      const step = steps[at];
-      highlighted = document.querySelector(step.target);
+      const [target, words] = steps[at];
+      highlighted = document.querySelector(target);
       if (highlighted) {
         highlighted.classList.add("tour-highlight");
         highlighted.scrollIntoView({ block: "nearest" });
       }
-      text.textContent = `${at + 1}/${steps.length} · ${step.text}`;
+      text.textContent = `${at + 1}/${steps.length} · ${words}`;
       tour.querySelector("[data-tour-next]").textContent = at === steps.length - 1 ? "Done" : "Next";
     };
     tour.querySelector("[data-tour-next]").addEventListener("click", () => {

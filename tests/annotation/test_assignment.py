@@ -189,3 +189,23 @@ def test_the_queue_overview_counts_each_phase(annotator):
     assignment.next_task(annotator, Phase.QUESTIONS)
     p2 = assignment.queue_overview()[1]
     assert (p2["phase"], p2["waiting"], p2["in_progress"]) == (2, 2, 1)
+
+
+def test_the_one_statement_claim_picks_what_the_pool_query_picks(db):
+    from django.db import connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement claim is PostgreSQL's")
+    people = AnnotatorFactory.create_batch(3)
+    _pooled(3)
+    _pooled(2, phase=Phase.QUESTIONS, priority=1)
+    touched = _pooled(1, priority=1)[0]
+    Task.objects.create(
+        phase=Phase.NORMALISATION, article=touched.article, annotator=people[0], status="submitted"
+    )
+    for person in people:
+        with transaction.atomic():
+            expected = assignment.claimable_pool(person, Phase.QUESTIONS).first()
+            claimed = assignment._claim_in_one_statement(person, Phase.QUESTIONS)
+        assert claimed == expected
+        assert claimed.annotator == person and claimed.status == Task.Status.IN_PROGRESS

@@ -311,13 +311,25 @@ def test_a_boolean_answer_needs_its_explanation(api, claim_in_p2):
     assert error_at(response, ["questions", 0, "answers", 0]) == {
         "boolean_explanation": ["A Boolean answer needs an explanation."]
     }
-    payload = evidence_payload(answer_type="Boolean", boolean_explanation="The budget says no.")
+    payload = evidence_payload(
+        answer_type="Boolean", text="No", boolean_explanation="The budget says no."
+    )
     assert api.post(submit(task), payload, format="json").status_code == 200
+
+
+def test_the_evidence_rules_of_the_screen_apply_to_the_api(api, claim_in_p2):
+    task = start(api, Phase.QUESTIONS)
+    payload = evidence_payload(source_url=claim_in_p2.article.url)
+    response = api.post(submit(task), payload, format="json")
+    assert response.status_code == 400
+    assert "own fact-checking article" in response.json()["questions.0.answers.0.source_url"][0]
 
 
 def test_an_unanswerable_answer_gets_the_dataset_text(api, claim_in_p2):
     task = start(api, Phase.QUESTIONS)
     payload = evidence_payload(answer_type="Unanswerable", text="", source_url="", source_medium="")
+    # With no answer at all, at least five questions must have been tried.
+    payload["questions"] = payload["questions"] * 5
     response = api.post(submit(task), payload, format="json")
     assert response.status_code == 200
     answer = response.json()["result"]["questions"][0]["answers"][0]

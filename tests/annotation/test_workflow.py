@@ -269,6 +269,6 @@ def test_the_fact_checking_article_itself_is_refused_as_a_source(crew, claim_in_
         "https://web.archive.org/web/20201101000000/" + claim_in_p2.article.url
     )
     task = steps.take(crew[1], Phase.QUESTIONS)
-    with pytest.raises(workflow.WorkflowError, match="fact-checking article itself"):
+    with pytest.raises(workflow.EvidenceRejected, match="own fact-checking article"):
         workflow.submit_evidence(task, data)
     assert not claim_in_p2.evidence_rounds.exists()

@@ -1,0 +1,180 @@
+"""The rules for question-answer evidence (Phase 2 and the Phase 4 revision).
+
+One function, `evidence_problems`, lists every problem of a set of pairs with where it is
+(a path such as "questions.0.answers.1.source_url") and whether it blocks submission.
+Blocking problems are errors everywhere (screen, API, workflow); the others are hints the
+screen shows without nagging.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from annotation.models import Claim
+from annotation.vocabulary import NO_ANSWER_TEXT, AnswerType, SourceMedium, Verdict
+from annotation.workflow import EvidenceData
+
+MAX_ANSWERS_PER_QUESTION = 3
+# The original AVeriTeC tool asked for at least five questions before a claim whose
+# questions all went unanswered could be handed in.
+MIN_QUESTIONS_ALL_UNANSWERABLE = 5
+METADATA_URL = "metadata"
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+    blocking: bool = True
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def restates_claim(question: str, claim_text: str) -> bool:
+    """A question that is the claim with a question mark adds no evidence."""
+    asked, claimed = _words(question), _words(claim_text)
+    if len(claimed) < 4:
+        return False
+    return len(asked & claimed) / len(claimed) >= 0.8
+
+
+def evidence_problems(data: EvidenceData, claim: Claim, *, phase: int = 2) -> list[Problem]:
+    from search_proxy.flags import is_misinformation, source_problem
+
+    problems: list[Problem] = []
+    if not data.questions:
+        problems.append(Problem("questions", "Add at least one question."))
+    elif len(data.questions) < 2:
+        problems.append(
+            Problem(
+                "questions",
+                "Most claims need two or more questions to be settled.",
+                blocking=False,
+            )
+        )
+    all_unanswerable = bool(data.questions)
+    for qi, question in enumerate(data.questions):
+        where = f"questions.{qi}"
+        text = question.text.strip()
+        if not text:
+            problems.append(Problem(f"{where}.text", "Write the question."))
+        elif re.match(r"^\s*is\s+it\s+true\s+that\b", text, re.IGNORECASE):
+            problems.append(
+                Problem(
+                    f"{where}.text",
+                    "Ask about a fact the claim depends on, not whether the claim is true.",
+                    blocking=False,
+                )
+            )
+        elif restates_claim(text, claim.text):
+            problems.append(
+                Problem(
+                    f"{where}.text",
+                    "This question restates the whole claim; ask about one fact behind it.",
+                    blocking=False,
+                )
+            )
+        if not question.answers:
+            problems.append(Problem(f"{where}.answers", "Give at least one answer."))
+        if len(question.answers) > MAX_ANSWERS_PER_QUESTION and phase == 2:
+            problems.append(
+                Problem(f"{where}.answers", f"At most {MAX_ANSWERS_PER_QUESTION} answers.")
+            )
+        for ai, answer in enumerate(question.answers):
+            problems.extend(_answer_problems(f"{where}.answers.{ai}", answer, claim))
+            if answer.answer_type != AnswerType.UNANSWERABLE:
+                all_unanswerable = False
+            url = answer.source_url.strip()
+            if url.lower().startswith(("http://", "https://")):
+                refused = source_problem(url, claim)
+                if refused:
+                    problems.append(Problem(f"{where}.answers.{ai}.source_url", refused))
+                elif is_misinformation(url):
+                    problems.append(
+                        Problem(
+                            f"{where}.answers.{ai}.source_url",
+                            "This site is known for misinformation or satire. You may use "
+                            "it, but add a second source that confirms the answer.",
+                            blocking=False,
+                        )
+                    )
+    if all_unanswerable and len(data.questions) < MIN_QUESTIONS_ALL_UNANSWERABLE:
+        problems.append(
+            Problem(
+                "questions",
+                f"No question has an answer yet. Ask at least {MIN_QUESTIONS_ALL_UNANSWERABLE} "
+                "questions before concluding nothing can be found, or report the claim.",
+            )
+        )
+    if data.verdict not in Verdict.values:
+        problems.append(Problem("verdict", "Choose a verdict."))
+    elif phase == 4 and data.verdict == Verdict.NOT_ENOUGH_EVIDENCE:
+        problems.append(
+            Problem(
+                "verdict",
+                "Before settling on Not Enough Evidence, try to add the missing evidence.",
+                blocking=False,
+            )
+        )
+    return problems
+
+
+def _answer_problems(where: str, answer, claim: Claim) -> list[Problem]:
+    problems = []
+    kind = answer.answer_type
+    if kind not in AnswerType.values:
+        return [Problem(f"{where}.answer_type", "Choose the kind of answer.")]
+    if kind == AnswerType.UNANSWERABLE:
+        return []
+    if kind == AnswerType.BOOLEAN:
+        if answer.text not in ("Yes", "No"):
+            problems.append(Problem(f"{where}.text", "Answer Yes or No."))
+        if not (answer.boolean_explanation or "").strip():
+            problems.append(
+                Problem(f"{where}.boolean_explanation", "Explain the Yes or No in a sentence.")
+            )
+    elif not answer.text.strip():
+        problems.append(Problem(f"{where}.text", "Write the answer."))
+    url = answer.source_url.strip()
+    if answer.source_medium == SourceMedium.METADATA:
+        if url.lower() != METADATA_URL:
+            problems.append(
+                Problem(f"{where}.source_url", "A Metadata answer has the source 'metadata'.")
+            )
+    elif not url:
+        problems.append(Problem(f"{where}.source_url", "Give the address of the source."))
+    elif not url.lower().startswith(("http://", "https://")) and url.lower() != METADATA_URL:
+        problems.append(
+            Problem(f"{where}.source_url", "The source must be a web address (http or https).")
+        )
+    if answer.source_medium not in SourceMedium.values or not answer.source_medium:
+        problems.append(Problem(f"{where}.source_medium", "Choose the kind of source."))
+    return problems
+
+
+def normalise_answers(data: EvidenceData) -> EvidenceData:
+    """Fill what the rules imply: unanswerable text, "metadata" URLs, no stray explanations."""
+    for question in data.questions:
+        question.text = question.text.strip()
+        for answer in question.answers:
+            if answer.answer_type == AnswerType.UNANSWERABLE:
+                answer.text = NO_ANSWER_TEXT
+                answer.source_url = ""
+                answer.source_medium = ""
+                answer.boolean_explanation = None
+            else:
+                if answer.source_medium == SourceMedium.METADATA:
+                    answer.source_url = METADATA_URL
+                if answer.answer_type != AnswerType.BOOLEAN:
+                    answer.boolean_explanation = None
+            answer.text = answer.text.strip()
+            answer.source_url = answer.source_url.strip()
+    return data
+
+
+def blocking(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.blocking]

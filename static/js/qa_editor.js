@@ -1,0 +1,210 @@
+// The question-answer editor of Phase 2 and Phase 4: question and answer cards, answer kinds,
+// the side panel's tabs, "use this result", "use selection as answer" and the task timer.
+// Field names carry positions ("q-0-a-1-source_url"); they are renumbered after every move
+// so the order on screen is the order saved.
+(function () {
+  "use strict";
+
+  const form = document.querySelector("form[data-qa-editor]");
+  if (!form) return;
+  const questions = document.getElementById("questions");
+  const questionTemplate = document.getElementById("question-template");
+  const answerTemplate = document.getElementById("answer-template");
+  const MAX_ANSWERS = 3;
+  let lastAnswer = null; // the answer card the annotator last worked in
+
+  const changed = () => form.dispatchEvent(new Event("change", { bubbles: true }));
+
+  function renumber() {
+    questions.querySelectorAll("[data-question]").forEach((card, qi) => {
+      card.querySelector("[data-question-number]").textContent = qi + 1;
+      const answers = card.querySelectorAll("[data-answer]");
+      card.querySelectorAll("[name],[id],[for]").forEach((el) => {
+        for (const attr of ["name", "id", "for"]) {
+          const value = el.getAttribute(attr);
+          if (value && value.startsWith("q-")) {
+            el.setAttribute(attr, value.replace(/^q-(\d+|__q__)/, `q-${qi}`));
+          }
+        }
+      });
+      answers.forEach((answer, ai) => {
+        answer.querySelector("[data-answer-number]").textContent = ai + 1;
+        answer.querySelectorAll("[name],[id],[for]").forEach((el) => {
+          for (const attr of ["name", "id", "for"]) {
+            const value = el.getAttribute(attr);
+            if (value && value.startsWith("q-")) {
+              el.setAttribute(attr, value.replace(/^q-(\d+)-a-(\d+|__a__)/, `q-${qi}-a-${ai}`));
+            }
+          }
+        });
+      });
+      const addAnswer = card.querySelector("[data-add-answer]");
+      addAnswer.disabled = answers.length >= MAX_ANSWERS;
+      card.querySelectorAll("[data-remove-answer]").forEach((b) => { b.disabled = answers.length === 1; });
+    });
+    const all = questions.querySelectorAll("[data-question]");
+    all.forEach((card) => { card.querySelector("[data-remove-question]").disabled = all.length === 1; });
+  }
+
+  function showKind(answer) {
+    const checked = answer.querySelector("[data-answer-type]:checked");
+    const kind = checked ? checked.value : "Extractive";
+    answer.dataset.type = kind;
+    const medium = answer.querySelector("[data-source-medium]");
+    const url = answer.querySelector("[data-source-url]");
+    if (medium && url && medium.value === "Metadata") url.value = "metadata";
+  }
+
+  function fromTemplate(template) {
+    const fragment = template.content.cloneNode(true);
+    return fragment.firstElementChild;
+  }
+
+  function addQuestion() {
+    const card = fromTemplate(questionTemplate);
+    questions.appendChild(card);
+    renumber();
+    card.querySelectorAll("[data-answer]").forEach(showKind);
+    card.querySelector("[data-question-text]").focus();
+    changed();
+  }
+
+  function addAnswer(card) {
+    const list = card.querySelector("[data-answers]");
+    if (list.querySelectorAll("[data-answer]").length >= MAX_ANSWERS) return;
+    const answer = fromTemplate(answerTemplate);
+    list.appendChild(answer);
+    renumber();
+    showKind(answer);
+    lastAnswer = answer;
+    changed();
+  }
+
+  form.addEventListener("click", (event) => {
+    const button = event.target.closest("button");
+    if (!button) return;
+    const card = button.closest("[data-question]");
+    if (button.matches("[data-add-question]")) addQuestion();
+    else if (button.matches("[data-add-answer]")) addAnswer(card);
+    else if (button.matches("[data-remove-question]") && questions.children.length > 1) {
+      card.remove();
+      renumber();
+      changed();
+    } else if (button.matches("[data-remove-answer]")) {
+      const answers = card.querySelectorAll("[data-answer]");
+      if (answers.length > 1) {
+        button.closest("[data-answer]").remove();
+        renumber();
+        changed();
+      }
+    } else if (button.matches("[data-move-question]")) {
+      const up = button.dataset.moveQuestion === "up";
+      const sibling = up ? card.previousElementSibling : card.nextElementSibling;
+      if (sibling) {
+        if (up) questions.insertBefore(card, sibling);
+        else questions.insertBefore(sibling, card);
+        renumber();
+        changed();
+      }
+    }
+  });
+
+  form.addEventListener("change", (event) => {
+    const answer = event.target.closest("[data-answer]");
+    if (answer && (event.target.matches("[data-answer-type]") || event.target.matches("[data-source-medium]"))) {
+      showKind(answer);
+    }
+  });
+  form.addEventListener("focusin", (event) => {
+    const answer = event.target.closest("[data-answer]");
+    if (answer) lastAnswer = answer;
+  });
+
+  function targetAnswer() {
+    if (lastAnswer && document.body.contains(lastAnswer)) return lastAnswer;
+    return questions.querySelector("[data-answer]:last-of-type");
+  }
+
+  function setKind(answer, kind) {
+    const radio = answer.querySelector(`[data-answer-type][value="${kind}"]`);
+    if (radio) radio.checked = true;
+    showKind(answer);
+  }
+
+  // --- Side panel -----------------------------------------------------------------------
+  document.addEventListener("click", (event) => {
+    const tab = event.target.closest("[data-tab]");
+    if (tab) {
+      document.querySelectorAll("[data-tab]").forEach((t) => t.classList.toggle("active", t === tab));
+      document.querySelectorAll(".tab-body").forEach((body) => { body.hidden = body.id !== tab.dataset.tab; });
+      const frame = document.getElementById("article-frame");
+      if (tab.dataset.tab === "article-tab" && frame && !frame.src) frame.src = frame.dataset.src;
+      return;
+    }
+    const use = event.target.closest("[data-use-result]");
+    if (use) {
+      const answer = targetAnswer();
+      if (!answer) return;
+      answer.querySelector("[data-source-url]").value = use.dataset.useResult;
+      const medium = answer.querySelector("[data-source-medium]");
+      if (!medium.value || medium.value === "Metadata") medium.value = "Web text";
+      if (answer.dataset.type === "Unanswerable") setKind(answer, "Extractive");
+      answer.classList.add("filled");
+      setTimeout(() => answer.classList.remove("filled"), 1200);
+      changed();
+      return;
+    }
+    const selection = event.target.closest("[data-use-selection]");
+    if (selection) {
+      const text = window.getSelection().toString().trim();
+      const answer = targetAnswer();
+      const page = document.getElementById("opened-page");
+      if (!text || !answer) return;
+      setKind(answer, "Extractive");
+      answer.querySelector("[data-answer-text]").value = text;
+      answer.querySelector("[data-source-url]").value = page.dataset.openedUrl;
+      const medium = answer.querySelector("[data-source-medium]");
+      if (!medium.value) medium.value = "Web text";
+      changed();
+    }
+  });
+
+  // Opening a result shows it in its tab.
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    if (event.detail.target && event.detail.target.id === "opened-page") {
+      document.querySelector('[data-tab="page-tab"]').click();
+    }
+  });
+  document.addEventListener("selectionchange", () => {
+    const button = document.querySelector("[data-use-selection]");
+    if (!button) return;
+    const selection = window.getSelection();
+    const inside = selection.rangeCount && document.getElementById("opened-page").contains(selection.anchorNode);
+    button.disabled = !(inside && selection.toString().trim());
+  });
+
+  // --- Shortcut and timer ---------------------------------------------------------------
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey && event.shiftKey && (event.key === "Q" || event.key === "q")) {
+      event.preventDefault();
+      addQuestion();
+    }
+  });
+  const timer = document.getElementById("timer");
+  if (timer && timer.dataset.started) {
+    const started = new Date(timer.dataset.started);
+    const text = timer.querySelector("[data-timer-text]");
+    const tick = () => {
+      const seconds = Math.max(0, Math.floor((Date.now() - started) / 1000));
+      text.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+      // The guidelines suggest deciding after about ten minutes without enough evidence.
+      timer.classList.toggle("long", seconds >= 600);
+      timer.title = seconds >= 600 ? "Ten minutes: consider giving a verdict with what you have." : "Time on this task";
+    };
+    tick();
+    setInterval(tick, 1000);
+  }
+
+  renumber();
+  questions.querySelectorAll("[data-answer]").forEach(showKind);
+})();
