@@ -2,7 +2,9 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 
 from annotation.models import (
+    AgreementSampling,
     Answer,
+    AuditEntry,
     Article,
     Batch,
     Claim,
@@ -112,3 +114,15 @@ class TransitionAdmin(admin.ModelAdmin):
     list_display = ("created_at", "article", "claim", "from_state", "to_state", "actor", "reason")
     list_filter = ("to_state",)
     raw_id_fields = ("article", "claim", "task", "actor")
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "actor", "action", "summary")
+    list_filter = ("action",)
+    search_fields = ("summary",)
+
+
+@admin.register(AgreementSampling)
+class AgreementSamplingAdmin(admin.ModelAdmin):
+    list_display = ("rate", "changed_by", "changed_at")

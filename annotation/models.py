@@ -598,3 +598,32 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.summary}"
+
+
+class AgreementSampling(models.Model):
+    """The share of new claims that get an extra, independent P2 and P3 (set by managers).
+
+    One row; without it, AGREEMENT_SAMPLE_RATE from the settings applies.
+    """
+
+    rate = models.FloatField(help_text="Between 0 (no extra rounds) and 1 (every claim gets them).")
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "agreement sampling"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rate__gte=0) & Q(rate__lte=1), name="sampling_rate_is_a_share"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rate:.0%} of claims"
+
+    @classmethod
+    def current_rate(cls) -> float:
+        row = cls.objects.order_by("-changed_at", "-id").first()
+        return row.rate if row else settings.AGREEMENT_SAMPLE_RATE

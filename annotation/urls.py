@@ -29,4 +29,5 @@ urlpatterns = [
     path("manage/tasks/<int:pk>/reassign/", manage.reassign, name="reassign"),
     path("manage/claims/<int:pk>/reopen/", manage.reopen, name="reopen"),
     path("manage/audit/", manage.audit_log, name="audit"),
+    path("manage/sampling/", manage.set_sampling, name="set-sampling"),
 ]

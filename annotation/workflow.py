@@ -17,11 +17,11 @@ import random
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import (
+    AgreementSampling,
     Answer,
     Article,
     AuditEntry,
@@ -182,6 +182,7 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
     start = (
         article.claims.order_by("-position").values_list("position", flat=True).first() or -1
     ) + 1
+    sampling_rate = AgreementSampling.current_rate()
     created = []
     for offset, data in enumerate(claims):
         claim = Claim.objects.create(
@@ -207,7 +208,7 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
             claim.save()
             _record(claim, claim.state, task=locked, actor=locked.annotator, reason=reason)
         else:
-            claim.is_agreement_sample = random.random() < settings.AGREEMENT_SAMPLE_RATE
+            claim.is_agreement_sample = random.random() < sampling_rate
             claim.save()
             _record(claim, claim.state, task=locked, actor=locked.annotator, reason="normalised")
             _pool(Phase.QUESTIONS, claim)
@@ -512,6 +513,14 @@ def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
 
 def audit(actor: User | None, action: str, summary: str, **details) -> AuditEntry:
     return AuditEntry.objects.create(actor=actor, action=action, summary=summary, details=details)
+
+
+def set_agreement_sampling(rate: float, manager: User) -> AgreementSampling:
+    """Change the share of new claims sampled for agreement figures (not existing ones)."""
+    if not 0 <= rate <= 1:
+        raise WorkflowError("the sampling rate is a share between 0 and 1")
+    audit(manager, "sampling", f"set agreement sampling to {rate:.0%} of new claims", rate=rate)
+    return AgreementSampling.objects.create(rate=rate, changed_by=manager)
 
 
 @transaction.atomic

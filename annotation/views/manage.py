@@ -20,7 +20,7 @@ from annotation.forms.manage import (
     ReassignForm,
     TaskFilterForm,
 )
-from annotation.models import Article, AuditEntry, Claim, Task, User
+from annotation.models import AgreementSampling, Article, AuditEntry, Claim, Task, User
 
 # New passwords are shown once (popped when the page shows them) and downloadable once.
 SHOW_PASSWORDS_KEY = "new_passwords_to_show"
@@ -54,6 +54,7 @@ def manager_panel(request: HttpRequest) -> HttpResponse:
         "discarded": Claim.objects.filter(state=Claim.State.DISCARDED).order_by("-updated_at")[:20],
         "excluded": Claim.objects.filter(state=Claim.State.EXCLUDED).order_by("-updated_at")[:20],
         "skipped": Article.objects.filter(state=Article.State.SKIPPED).order_by("-updated_at")[:20],
+        "sampling_percent": round(AgreementSampling.current_rate() * 100, 1),
     }
     template = "annotation/manager_panel.html"
     if request.htmx:
@@ -212,6 +213,19 @@ def reopen(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Claim {pk} is waiting for dispute resolution again.")
+    return redirect("annotation:manager-panel")
+
+
+@require_POST
+@manager_required
+def set_sampling(request: HttpRequest) -> HttpResponse:
+    try:
+        percent = float(request.POST.get("percent", ""))
+        workflow.set_agreement_sampling(percent / 100, request.user)
+    except (ValueError, workflow.WorkflowError):
+        messages.error(request, "Give a percentage between 0 and 100.")
+    else:
+        messages.success(request, f"{percent:g}% of new claims will get an extra P2 and P3.")
     return redirect("annotation:manager-panel")
 
 

@@ -132,3 +132,17 @@ def test_a_discarded_claim_is_reopened_from_the_overview(client, manager):
     claim.refresh_from_db()
     assert claim.state == Claim.State.DISPUTE
     assert AuditEntry.objects.get(action="reopen").details["reason"] == "P5 misread"
+
+
+def test_a_manager_sets_the_agreement_sampling_share_for_new_claims(client, manager):
+    crew = AnnotatorFactory.create_batch(2)
+    client.force_login(manager)
+    client.post(reverse("annotation:set-sampling"), {"percent": "100"})
+    assert "set agreement sampling to 100%" in AuditEntry.objects.get(action="sampling").summary
+    steps.new_article()
+    (claim,) = steps.normalise(crew[0])
+    assert claim.is_agreement_sample
+    assert Task.objects.filter(claim=claim, phase=Phase.QUESTIONS).count() == 2
+    response = client.post(reverse("annotation:set-sampling"), {"percent": "150"}, follow=True)
+    assert "between 0 and 100" in response.content.decode()
+    assert client.get(reverse("annotation:manager-panel")).context["sampling_percent"] == 100.0
