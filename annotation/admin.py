@@ -4,8 +4,8 @@ from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from annotation.models import (
     AgreementSampling,
     Answer,
-    AuditEntry,
     Article,
+    AuditEntry,
     Batch,
     Claim,
     EvidenceRound,
