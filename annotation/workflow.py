@@ -32,6 +32,7 @@ from annotation.models import (
     Transition,
     User,
 )
+from annotation.signals import claim_accepted
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
 from search_proxy.models import Source
 
@@ -506,6 +507,7 @@ def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
     claim.required_reannotation = reannotated
     claim.accepted_at = timezone.now()
     _move(claim, Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
+    claim_accepted.send(sender=Claim, claim=claim)
 
 
 # --- Manager actions -------------------------------------------------------------------

@@ -177,7 +177,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
-    "expire-leases": {"task": "annotation.tasks.expire_leases", "schedule": 300.0},
+    "expire-leases": {"task": "annotation.tasks.expire_leases", "schedule": 60.0},
 }
 
 # --- Domain settings --------------------------------------------------------------------
@@ -208,3 +208,69 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# --- Search proxy (search_proxy/: search backends, page viewer) -------------------------
+if SEARCH_BACKEND not in ("local", "google", "brave"):
+    raise ImproperlyConfigured("SEARCH_BACKEND must be one of local, google, brave")
+# Base URLs of the search APIs; tests point them at a local server with recorded answers.
+GOOGLE_SEARCH_URL = env_str("GOOGLE_SEARCH_URL", "https://www.googleapis.com/customsearch/v1")
+BRAVE_SEARCH_URL = env_str("BRAVE_SEARCH_URL", "https://api.search.brave.com/res/v1/web/search")
+SEARCH_HTTP_TIMEOUT = env_float("SEARCH_HTTP_TIMEOUT", 10.0)  # seconds per API call
+# Results are cached per (backend, query, before date, country, page) in this cache
+# (Django's default: local memory, per process; point CACHES at Redis to share it).
+SEARCH_CACHE_ALIAS = env_str("SEARCH_CACHE_ALIAS", "default")
+SEARCH_CACHE_SECONDS = env_int("SEARCH_CACHE_SECONDS", 24 * 3600, minimum=0)
+SEARCH_RATE_LIMIT = env_int("SEARCH_RATE_LIMIT", 30, minimum=0)  # per user a minute; 0 = none
+# Local index on PostgreSQL: the most candidates one query ranks (0 = all); see
+# search_proxy/backends/local.py and docs/benchmarks.md.
+SEARCH_LOCAL_MAX_RANKED = env_int("SEARCH_LOCAL_MAX_RANKED", 5_000, minimum=0)
+# The page viewer (search_proxy/fetch.py).
+PAGE_FETCH_MAX_BYTES = env_int("PAGE_FETCH_MAX_BYTES", 3 * 1024 * 1024, minimum=1024)
+PAGE_FETCH_TIMEOUT = env_float("PAGE_FETCH_TIMEOUT", 15.0)  # seconds for the whole fetch
+PAGE_FETCH_MAX_REDIRECTS = env_int("PAGE_FETCH_MAX_REDIRECTS", 5, minimum=0)
+PAGE_FETCH_CACHE_DAYS = env_int("PAGE_FETCH_CACHE_DAYS", 30, minimum=0)
+PAGE_FETCH_RATE_LIMIT = env_int("PAGE_FETCH_RATE_LIMIT", 60, minimum=0)  # per user a minute
+# Networks the page viewer may reach despite the SSRF guard. Keep empty in deployments: only
+# the tests set it, to fetch from their own server on 127.0.0.1.
+PAGE_FETCH_ALLOWED_NETWORKS = env_list("PAGE_FETCH_ALLOWED_NETWORKS", [])
+if SEARCH_HTTP_TIMEOUT <= 0 or PAGE_FETCH_TIMEOUT <= 0:
+    raise ImproperlyConfigured("SEARCH_HTTP_TIMEOUT and PAGE_FETCH_TIMEOUT must be positive")
+# --- end of search proxy settings --------------------------------------------------------
+
+# --- Exports (exports/: temporal splits, export jobs, scoring, webhooks) ----------------
+# Temporal splits by claim date, as the AVeriTeC release orders them (Table 2 of the paper):
+# train up to and including EXPORT_TRAIN_END, dev up to and including EXPORT_DEV_END, test after.
+def _export_date(name: str, default: str):
+    from datetime import date
+
+    raw = env_str(name, default)
+    try:
+        return date.fromisoformat(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be a date like 2020-08-25, not {raw!r}") from exc
+
+
+EXPORT_TRAIN_END = _export_date("EXPORT_TRAIN_END", "2020-08-25")
+EXPORT_DEV_END = _export_date("EXPORT_DEV_END", "2020-10-31")
+if EXPORT_DEV_END <= EXPORT_TRAIN_END:
+    raise ImproperlyConfigured("EXPORT_DEV_END must be after EXPORT_TRAIN_END")
+# Worker processes for METEOR when scoring from a command (0: one per usable core). Celery's
+# prefork children cannot start processes, so scoring jobs there use one core each.
+SCORING_PROCESSES = env_int("SCORING_PROCESSES", 0, minimum=0)
+# Largest predictions/references file the scoring form accepts.
+SCORING_MAX_UPLOAD_MB = env_int("SCORING_MAX_UPLOAD_MB", 100, minimum=1)
+# Webhooks ("claim accepted", "export finished"): HMAC-SHA256 signed POSTs, retried with
+# exponential backoff (base * 2**attempt seconds, capped) up to WEBHOOK_MAX_RETRIES times.
+WEBHOOKS_ENABLED = env_bool("WEBHOOKS_ENABLED", True)
+WEBHOOK_TIMEOUT = env_float("WEBHOOK_TIMEOUT", 5.0)  # seconds per attempt
+WEBHOOK_MAX_RETRIES = env_int("WEBHOOK_MAX_RETRIES", 6, minimum=0)
+WEBHOOK_RETRY_BACKOFF = env_int("WEBHOOK_RETRY_BACKOFF", 10, minimum=1)  # seconds, first retry
+WEBHOOK_RETRY_BACKOFF_MAX = env_int("WEBHOOK_RETRY_BACKOFF_MAX", 3600, minimum=1)
+if WEBHOOK_TIMEOUT <= 0:
+    raise ImproperlyConfigured("WEBHOOK_TIMEOUT must be positive")
+# Deliveries left pending (e.g. the broker was down when a claim was accepted) are re-queued.
+CELERY_BEAT_SCHEDULE["retry-pending-webhooks"] = {
+    "task": "exports.tasks.requeue_pending_webhooks",
+    "schedule": 600.0,
+}
+# --- end of exports settings --------------------------------------------------------------

@@ -220,6 +220,13 @@ def _sources_for(records: list[ParsedClaim]) -> dict[str, Source]:
 def claims_for_export(queryset=None):
     """Accepted claims in dataset order, with everything the records need prefetched."""
     claims = (queryset if queryset is not None else Claim.objects.all()).accepted()
+    return with_records_prefetched(claims).order_by(
+        F("dataset_position").asc(nulls_last=True), "accepted_at", "id"
+    )
+
+
+def with_records_prefetched(claims):
+    """Claims with what claim_record() reads prefetched (the dataset's evidence round)."""
     answers = Answer.objects.select_related("source").order_by("position")
     questions = Question.objects.order_by("position").prefetch_related(
         Prefetch("answers", queryset=answers)
@@ -229,10 +236,8 @@ def claims_for_export(queryset=None):
         .order_by("-phase", "-submitted_at")
         .prefetch_related(Prefetch("questions", queryset=questions))
     )
-    return (
-        claims.select_related("article")
-        .prefetch_related(Prefetch("evidence_rounds", queryset=rounds, to_attr="rounds"))
-        .order_by(F("dataset_position").asc(nulls_last=True), "accepted_at", "id")
+    return claims.select_related("article").prefetch_related(
+        Prefetch("evidence_rounds", queryset=rounds, to_attr="rounds")
     )
 
 
@@ -242,11 +247,27 @@ def export_records(claims: Iterable[Claim], chunk_size: int = 200) -> Iterator[d
         claims = claims.iterator(chunk_size=chunk_size)
     for claim in claims:
         yield claim_record(claim)
+        _forget_prefetched(claim)
+
+
+def _forget_prefetched(claim: Claim) -> None:
+    """Drop the claim's prefetched evidence once written.
+
+    Prefetched children keep a reference to their parent, so a chunk of claims is a web of
+    reference cycles that only the cyclic garbage collector frees, late; memory would then
+    grow with the export. Cutting the parent -> children links lets each chunk go at once.
+    """
+    for evidence in getattr(claim, "rounds", None) or ():
+        for question in evidence.questions.all():
+            question._prefetched_objects_cache = {}
+        evidence._prefetched_objects_cache = {}
+    claim.rounds = []
 
 
 def claim_record(claim: Claim) -> dict:
     rounds = getattr(claim, "rounds", None)
-    evidence = rounds[0] if rounds is not None else claim.dataset_evidence()
+    # Claims still in P2 (listed by the API) have no submitted round yet.
+    evidence = claim.dataset_evidence() if rounds is None else next(iter(rounds), None)
     values = {
         "claim": claim.text,
         "required_reannotation": claim.required_reannotation,

@@ -1,0 +1,253 @@
+"""Background jobs of researchers (exports, scoring runs) and webhook subscriptions.
+
+A job row is the contract between a page (or API client) and a Celery task: the page creates
+it and polls it; the task claims it with a conditional UPDATE (queued -> running, so a
+redelivered message does nothing), reports progress on it, and finishes it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+
+from annotation.models import Batch
+from exports.splits import SPLIT_CHOICES, Selection
+
+EXPORT_FOLDER = "exports"
+SCORING_FOLDER = "scoring"
+# Progress is written at most this often, so a fast job does not hammer the database.
+PROGRESS_INTERVAL = timedelta(seconds=0.5)
+
+
+class JobQuerySet(models.QuerySet):
+    def claim(self, pk: int) -> bool:
+        """Move a queued job to running; False if another delivery already took it."""
+        return bool(
+            self.filter(pk=pk, status=Job.Status.QUEUED).update(
+                status=Job.Status.RUNNING, started_at=timezone.now()
+            )
+        )
+
+
+class Job(models.Model):
+    """What every background job shows: its state, its progress and what went wrong."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = JobQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        if not self.progress_total:
+            return 0
+        return min(100, int(100 * self.progress_done / self.progress_total))
+
+    def progress_reporter(self, total: int):
+        """A callback adding to the done count, writing it at most every PROGRESS_INTERVAL."""
+        type(self).objects.filter(pk=self.pk).update(progress_total=total, progress_done=0)
+        self.progress_total, self.progress_done = total, 0
+        state = {"pending": 0, "written": timezone.now()}
+
+        def advance(n: int) -> None:
+            state["pending"] += n
+            now = timezone.now()
+            if now - state["written"] >= PROGRESS_INTERVAL:
+                type(self).objects.filter(pk=self.pk).update(
+                    progress_done=F("progress_done") + state["pending"]
+                )
+                self.progress_done += state["pending"]
+                state["pending"], state["written"] = 0, now
+
+        return advance
+
+    def finish(self, **fields) -> None:
+        fields = {"status": self.Status.DONE, "finished_at": timezone.now(), **fields}
+        if fields["status"] == self.Status.DONE:
+            fields["progress_done"] = F("progress_total")
+        type(self).objects.filter(pk=self.pk).update(**fields)
+        self.refresh_from_db()
+
+    def fail(self, error: str) -> None:
+        self.finish(status=self.Status.FAILED, error=error[:10_000])
+
+
+class ExportJob(Job):
+    """An export of accepted claims to a file in MEDIA_ROOT/exports/, downloaded through a view."""
+
+    class Format(models.TextChoices):
+        JSON = "json", "JSON (like dev.json)"
+        JSONL = "jsonl", "JSON lines"
+
+    split = models.CharField(max_length=10, choices=SPLIT_CHOICES, blank=True)
+    batch = models.ForeignKey(
+        Batch, null=True, blank=True, on_delete=models.SET_NULL, related_name="export_jobs"
+    )
+    since = models.DateField(null=True, blank=True, help_text="First claim date (inclusive).")
+    until = models.DateField(null=True, blank=True, help_text="Last claim date (inclusive).")
+    fmt = models.CharField("format", max_length=10, choices=Format.choices, default=Format.JSON)
+    file_name = models.CharField(max_length=200, blank=True)
+    claims = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta(Job.Meta):
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(since__isnull=True) | Q(until__isnull=True) | Q(since__lte=F("until")),
+                name="export_date_range_in_order",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Export {self.pk} ({self.selection().describe()})"
+
+    def selection(self) -> Selection:
+        return Selection(split=self.split, batch=self.batch, since=self.since, until=self.until)
+
+    @property
+    def path(self) -> Path | None:
+        if not self.file_name:
+            return None
+        return Path(settings.MEDIA_ROOT) / EXPORT_FOLDER / self.file_name
+
+    @property
+    def download_name(self) -> str:
+        parts = ["averitec", self.split or "all", f"export-{self.pk}"]
+        return "-".join(parts) + f".{self.fmt}"
+
+    def run(self) -> None:
+        """Write the file (streamed, flat memory), reporting progress on this row."""
+        from exports.dataset import claims_for_export, write_export
+
+        claims = self.selection().claims()
+        advance = self.progress_reporter(claims_for_export(claims).count())
+        file_name = f"export-{self.pk}.{self.fmt}"
+        folder = Path(settings.MEDIA_ROOT) / EXPORT_FOLDER
+        folder.mkdir(parents=True, exist_ok=True)
+        count = write_export(folder / file_name, fmt=self.fmt, queryset=claims, progress=advance)
+        self.finish(file_name=file_name, claims=count)
+
+
+class ScoringJob(Job):
+    """Scoring of an uploaded predictions file against an uploaded file or a finished export."""
+
+    predictions = models.FileField(upload_to=f"{SCORING_FOLDER}/")
+    predictions_name = models.CharField(max_length=255, blank=True)
+    references = models.FileField(upload_to=f"{SCORING_FOLDER}/", blank=True)
+    references_name = models.CharField(max_length=255, blank=True)
+    reference_export = models.ForeignKey(
+        ExportJob, null=True, blank=True, on_delete=models.SET_NULL, related_name="scoring_jobs"
+    )
+    result = models.JSONField(null=True, blank=True)
+    notes = models.JSONField(default=list, blank=True)
+
+    class Meta(Job.Meta):
+        pass
+
+    def __str__(self) -> str:
+        return f"Scoring {self.pk} of {self.predictions_name or self.predictions.name}"
+
+    @property
+    def references_label(self) -> str:
+        if self.reference_export_id:
+            return f"export {self.reference_export_id}"
+        return self.references_name or self.references.name
+
+    def references_path(self) -> Path:
+        if self.reference_export_id:
+            path = self.reference_export.path
+            if path is None or not path.is_file():
+                raise FileNotFoundError(f"the file of export {self.reference_export_id} is gone")
+            return path
+        return Path(self.references.path)
+
+
+def _new_secret() -> str:
+    return secrets.token_hex(32)
+
+
+class Webhook(models.Model):
+    """An address that receives signed POSTs when claims are accepted or exports finish."""
+
+    class Event(models.TextChoices):
+        CLAIM_ACCEPTED = "claim.accepted", "claim accepted"
+        EXPORT_FINISHED = "export.finished", "export finished"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhooks"
+    )
+    url = models.URLField(max_length=2000)
+    # Shared with the receiver, which recomputes the HMAC-SHA256 signature of every request.
+    secret = models.CharField(max_length=128, default=_new_secret)
+    events = models.JSONField(default=list, help_text="Event names, e.g. ['claim.accepted'].")
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.url} ({', '.join(self.events)})"
+
+
+class WebhookDeliveryQuerySet(models.QuerySet):
+    def pending(self) -> WebhookDeliveryQuerySet:
+        return self.filter(status=WebhookDelivery.Status.PENDING)
+
+
+class WebhookDelivery(models.Model):
+    """One event for one webhook; retried until delivered or out of attempts."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=40, choices=Webhook.Event.choices)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    objects = WebhookDeliveryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "webhook deliveries"
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.event} → {self.webhook.url} ({self.status})"

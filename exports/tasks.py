@@ -1,11 +1,22 @@
+"""Background jobs of the exports app: export files, scoring runs, webhook deliveries.
+
+Each job task takes an ID and claims its row with a conditional UPDATE (queued -> running),
+so a redelivered message finds nothing to do.
+"""
+
+from __future__ import annotations
+
+import logging
 from pathlib import Path
 
 from celery import shared_task
 from django.conf import settings
 
+from exports import scoring, webhooks
 from exports.dataset import write_export
+from exports.models import EXPORT_FOLDER, ExportJob, ScoringJob, WebhookDelivery
 
-EXPORT_FOLDER = "exports"
+logger = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True)
@@ -21,3 +32,78 @@ def export_dataset_file(file_name: str, fmt: str = "json") -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     count = write_export(folder / file_name, fmt=fmt)
     return {"file": f"{EXPORT_FOLDER}/{file_name}", "claims": count}
+
+
+@shared_task(acks_late=True)
+def run_export_job(job_id: int) -> str | None:
+    """Write an export job's file, then tell the webhooks it is finished."""
+    if not ExportJob.objects.claim(job_id):
+        return None
+    job = ExportJob.objects.select_related("batch").get(pk=job_id)
+    try:
+        job.run()
+    except Exception as exc:
+        logger.exception("export job %s failed", job_id)
+        job.fail(f"{exc.__class__.__name__}: {exc}")
+    webhooks.notify_export_finished(job)
+    return job.status
+
+
+@shared_task(acks_late=True)
+def run_scoring_job(job_id: int) -> str | None:
+    """Score a scoring job's predictions; bad input ends it as failed with the problems."""
+    if not ScoringJob.objects.claim(job_id):
+        return None
+    job = ScoringJob.objects.select_related("reference_export").get(pk=job_id)
+    try:
+        with job.predictions.open("rb") as stream:
+            predictions = scoring.read_records(stream, job.predictions_name or "predictions")
+        references = scoring.read_file(job.references_path())
+        advance = None
+
+        def on_total(total: int) -> None:
+            nonlocal advance
+            advance = job.progress_reporter(total)
+
+        result = scoring.score_files(
+            predictions,
+            references,
+            on_total=on_total,
+            progress=lambda n: advance(n) if advance else None,
+        )
+    except scoring.ScoringInputError as exc:
+        job.fail(str(exc))
+    except Exception as exc:
+        logger.exception("scoring job %s failed", job_id)
+        job.fail(f"{exc.__class__.__name__}: {exc}")
+    else:
+        job.finish(result=result.metrics, notes=result.notes)
+    return job.status
+
+
+@shared_task(bind=True, acks_late=True, max_retries=None)
+def deliver_webhook(self, delivery_id: int) -> str | None:
+    """POST one webhook delivery; on failure retry with exponential backoff, a bounded
+    number of times (WEBHOOK_MAX_RETRIES), then mark it failed."""
+    try:
+        status = webhooks.deliver(delivery_id)
+    except webhooks.WebhookDeliveryError as exc:
+        attempts = WebhookDelivery.objects.values_list("attempts", flat=True).get(pk=delivery_id)
+        raise self.retry(exc=exc, countdown=webhooks.retry_delay(attempts)) from exc
+    return status
+
+
+@shared_task
+def requeue_pending_webhooks() -> int:
+    """Periodic: queue deliveries left pending with no task (the broker was down, say)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    # Give queued retries their time first: only deliveries idle longer than the longest wait.
+    idle = timezone.now() - timedelta(seconds=settings.WEBHOOK_RETRY_BACKOFF_MAX * 2)
+    pending = WebhookDelivery.objects.pending().filter(created_at__lt=idle)
+    ids = list(pending.values_list("pk", flat=True)[:500])
+    for pk in ids:
+        deliver_webhook.delay(pk)
+    return len(ids)

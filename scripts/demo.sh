@@ -10,6 +10,11 @@ port=${DEMO_PORT:-8000}
 $py manage.py migrate --no-input -v0
 $py manage.py collectstatic --no-input -v0
 $py manage.py seed_demo
+# The search panel's flags and its local index: the dev set's evidence pages, searchable by
+# the demo's Phase 2 annotators (all idempotent).
+$py manage.py load_misinformation_domains -v0
+$py manage.py sync_fact_checking_domains -v0
+$py manage.py index_documents --from-dataset -v0
 
 mkdir -p var/log
 .venv/bin/celery -A config worker --beat --schedule var/celerybeat-schedule --loglevel=INFO --concurrency=2 >var/log/worker.log 2>&1 &

@@ -1,13 +1,32 @@
-"""Evidence sources and (later) search documents, logs and domain lists."""
+"""Evidence sources, the local search index, domain lists, search logs and fetched pages.
 
+Rules spanning these models live in plain modules of this app: flags.py (misinformation and
+fact-checking domains, what may be evidence), service.py (searching with date restriction,
+cache, rate limit and logging) and fetch.py (the page viewer).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 
-from search_proxy.webaddress import archive_timestamp, normalize_url
+from search_proxy.dates import DateSource
+from search_proxy.webaddress import (
+    archive_timestamp,
+    host_suffixes,
+    normalize_url,
+    unwrap_archive_url,
+)
 
 
 class SourceQuerySet(models.QuerySet):
-    def waiting_for_archive(self) -> "SourceQuerySet":
+    def waiting_for_archive(self) -> SourceQuerySet:
         return self.filter(archive_status=Source.ArchiveStatus.PENDING)
 
 
@@ -44,7 +63,7 @@ class Source(models.Model):
         return self.url
 
     @classmethod
-    def for_url(cls, url: str) -> "Source":
+    def for_url(cls, url: str) -> Source:
         """The source row for this address, created on first use.
 
         A Wayback Machine link is already an archived copy, so it needs no archiving.
@@ -59,3 +78,307 @@ class Source(models.Model):
             )
         source, _ = cls.objects.get_or_create(normalized_url=normalize_url(url), defaults=defaults)
         return source
+
+
+# --- The local search index ------------------------------------------------------------
+
+
+class Document(models.Model):
+    """A web page's text in the local full-text index (the `local` search backend).
+
+    The full-text index itself is not a Django field, because it differs per database
+    (migration 0003): on PostgreSQL a stored generated `search_vector` tsvector column with
+    a GIN index, on SQLite an FTS5 table `search_proxy_document_fts` kept in sync by
+    triggers. On SQLite, a later migration that alters this table makes Django rebuild it,
+    which drops those triggers: such a migration must create them again.
+    """
+
+    url = models.TextField(help_text="The address as found in the corpus.")
+    normalized_url = models.CharField(max_length=2048, unique=True)
+    title = models.TextField(blank=True)
+    text = models.TextField(help_text="The page's sentences, one per line.")
+    published = models.DateField(
+        null=True,
+        blank=True,
+        help_text="Publication date, or the capture day when it comes from the web archive.",
+    )
+    date_source = models.CharField(
+        max_length=20, choices=DateSource.choices, default=DateSource.UNKNOWN
+    )
+    corpus = models.CharField(
+        max_length=200, blank=True, help_text="Where the document was indexed from."
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["published"], name="document_published"),
+            models.Index(fields=["corpus"], name="document_corpus"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(published__isnull=True) & Q(date_source=DateSource.UNKNOWN))
+                | (Q(published__isnull=False) & ~Q(date_source=DateSource.UNKNOWN)),
+                name="document_date_source_matches_date",
+                violation_error_message="A document has a date source exactly when it has a date.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.url
+
+    def clean(self) -> None:
+        # Admin edits: the address decides the normalised one, which must stay unique.
+        self.normalized_url = normalize_url(self.url)
+        if Document.objects.filter(normalized_url=self.normalized_url).exclude(pk=self.pk):
+            raise ValidationError(
+                {"url": "This page is already in the index."}, code="duplicate_document"
+            )
+
+
+# --- Domain lists ----------------------------------------------------------------------
+
+_HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_-]+)+$")
+
+
+def parse_domain_entry(entry: str) -> tuple[str, str]:
+    """(domain, path prefix) of a list entry such as "www.Example.com/Blog/" -> ("example.com",
+    "blog"). The domain is lower case without "www."; the prefix is "" for the whole site.
+
+    Raises ValueError for an entry that is not a host name or IP address.
+    """
+    text = re.sub(r"\s+", "", entry)  # the list has "Silver-Coin-Investor. com"
+    if not text:
+        raise ValueError("empty entry")
+    try:
+        parts = urlsplit(text if "://" in text else "http://" + text)
+        host = (parts.hostname or "").lower().rstrip(".")
+    except ValueError as exc:
+        raise ValueError(f"{entry!r} is not a domain") from exc
+    if host.startswith("www."):
+        host = host[4:]
+    if not _HOST.match(host):
+        raise ValueError(f"{entry!r} is not a domain")
+    return host, parts.path.strip("/").lower()
+
+
+def path_is_under(url: str, prefix: str) -> bool:
+    """Whether the live page behind `url` lies under the path `prefix` ("" = everywhere)."""
+    if not prefix:
+        return True
+    live = unwrap_archive_url(url)
+    try:
+        path = urlsplit(live if "://" in live else "http://" + live).path
+    except ValueError:
+        return False
+    path = path.lower().rstrip("/")
+    wanted = "/" + prefix.strip("/").lower()
+    return path == wanted or path.startswith(wanted + "/")
+
+
+class DomainRuleQuerySet(models.QuerySet):
+    def matching(self, url: str) -> list[DomainRule]:
+        """The rules that cover `url`: its host or a parent domain, and the path prefix."""
+        return self.matching_each([url]).get(url, [])
+
+    def matching_each(self, urls: list[str]) -> dict[str, list[DomainRule]]:
+        """For each URL the rules that cover it, with one query for all of them."""
+        candidates = {url: host_suffixes(url) for url in urls}
+        wanted = {name for names in candidates.values() for name in names}
+        if not wanted:
+            return {}
+        by_domain: dict[str, list[DomainRule]] = {}
+        for rule in self.filter(domain__in=wanted):
+            by_domain.setdefault(rule.domain, []).append(rule)
+        found: dict[str, list[DomainRule]] = {}
+        for url, names in candidates.items():
+            rules = [r for name in names for r in by_domain.get(name, []) if r.covers(url)]
+            if rules:
+                found[url] = rules
+        return found
+
+
+class DomainRule(models.Model):
+    """A site (domain with its subdomains, "www." included) or a section of one."""
+
+    domain = models.CharField(
+        max_length=253, help_text='Lower case, without "www."; subdomains are covered too.'
+    )
+    path_prefix = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text='Only pages under this path, e.g. "blog" for example.com/blog/...; '
+        "empty for the whole site.",
+    )
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = DomainRuleQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+        ordering = ["domain", "path_prefix"]
+
+    def __str__(self) -> str:
+        return f"{self.domain}/{self.path_prefix}" if self.path_prefix else self.domain
+
+    def clean(self) -> None:
+        try:
+            domain, prefix = parse_domain_entry(f"{self.domain}/{self.path_prefix}")
+        except ValueError as exc:
+            raise ValidationError({"domain": str(exc)}, code="invalid_domain") from exc
+        self.domain, self.path_prefix = domain, prefix
+
+    def covers(self, url: str) -> bool:
+        return self.domain in host_suffixes(url) and path_is_under(url, self.path_prefix)
+
+
+class MisinformationDomain(DomainRule):
+    """A known source of misinformation or satire: its pages are marked, never hidden.
+
+    The AVeriTeC guidelines let annotators use such pages but ask them to avoid them where
+    they can and to corroborate with another source.
+    """
+
+    class Origin(models.TextChoices):
+        LIST = "list", "loaded from the misinformation list"
+        ADMIN = "admin", "added by a manager"
+
+    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.ADMIN)
+
+    class Meta(DomainRule.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["domain", "path_prefix"], name="one_misinformation_rule_per_site"
+            )
+        ]
+
+
+class FactCheckingDomain(DomainRule):
+    """A fact-checking site or section: not allowed as evidence (AVeriTeC guidelines)."""
+
+    class Origin(models.TextChoices):
+        MAINTAINED = "maintained", "maintained list of fact-checkers"
+        ARTICLES = "articles", "imported fact-checking articles"
+        ADMIN = "admin", "added by a manager"
+
+    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.ADMIN)
+
+    class Meta(DomainRule.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["domain", "path_prefix"], name="one_fact_checking_rule_per_site"
+            )
+        ]
+
+
+# --- Search logs -----------------------------------------------------------------------
+
+
+class SearchLog(models.Model):
+    """One search an annotator ran, with what it showed: the record of how evidence was found.
+
+    Also the per-user rate limit's memory (service.check_rate_limit), so it works across web
+    processes without a shared cache.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="searches"
+    )
+    task = models.ForeignKey(
+        "annotation.Task",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="searches",
+    )
+    claim = models.ForeignKey(
+        "annotation.Claim",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="searches",
+    )
+    query = models.TextField()
+    before = models.DateField(help_text="Only pages published before this day were shown.")
+    country = models.CharField(max_length=2, blank=True)
+    page = models.PositiveSmallIntegerField(default=1)
+    backend = models.CharField(max_length=20)
+    result_urls = models.JSONField(default=list, blank=True)
+    hidden_count = models.PositiveSmallIntegerField(
+        default=0, help_text="Results hidden: the claim's own fact-checking article."
+    )
+    dropped_count = models.PositiveSmallIntegerField(
+        default=0, help_text="Results dropped: published on or after the claim date."
+    )
+    from_cache = models.BooleanField(default=False)
+    error = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "created_at"], name="search_log_user_time")]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.user}: {self.query[:60]}"
+
+
+class SearchClick(models.Model):
+    """A result an annotator opened in the page viewer."""
+
+    class Outcome(models.TextChoices):
+        SHOWN = "shown", "page text shown"
+        REFUSED = "refused", "refused (address or size)"
+        FAILED = "failed", "could not be fetched"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    task = models.ForeignKey(
+        "annotation.Task",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="search_clicks",
+    )
+    search = models.ForeignKey(
+        SearchLog, null=True, blank=True, on_delete=models.SET_NULL, related_name="clicks"
+    )
+    url = models.TextField()
+    outcome = models.CharField(max_length=20, choices=Outcome.choices, default=Outcome.SHOWN)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "created_at"], name="search_click_user_time")]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.user}: {self.url}"
+
+
+# --- Fetched pages ---------------------------------------------------------------------
+
+
+class FetchedPage(models.Model):
+    """The readable text of a page fetched for the page viewer, and its estimated date.
+
+    A cache: the viewer shows it again without a new fetch, and search results with no
+    known date take their date from here once someone opened them.
+    """
+
+    normalized_url = models.CharField(max_length=2048, unique=True)
+    url = models.TextField(help_text="The address that was asked for.")
+    final_url = models.TextField(help_text="Where the redirects ended.")
+    title = models.TextField(blank=True)
+    sentences = models.JSONField(default=list, blank=True)
+    published = models.DateField(null=True, blank=True)
+    date_source = models.CharField(
+        max_length=20, choices=DateSource.choices, default=DateSource.UNKNOWN
+    )
+    content_type = models.CharField(max_length=100, blank=True)
+    fetched_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.title or self.url

@@ -120,3 +120,9 @@ def host_suffixes(url: str) -> list[str]:
     labels = host.split(".")
     wanted = domain.count(".") + 1
     return [".".join(labels[i:]) for i in range(len(labels) - wanted + 1)] or [host]
+
+
+def split_host(host: str) -> tuple[str, str, str]:
+    """(subdomains, domain, public suffix): "a.b.example.co.uk" -> ("a.b", "example", "co.uk")."""
+    parts = _DOMAINS.extract_str(host)
+    return parts.subdomain, parts.domain, parts.suffix

@@ -57,3 +57,35 @@ def run_export(db) -> Callable[..., str]:
         return out.getvalue()
 
     return run
+
+
+# --- Researchers' features: people, background jobs, files -------------------------------
+
+
+@pytest.fixture
+def researcher(db):
+    from annotation.models import User
+    from tests.factories import AnnotatorFactory
+
+    return AnnotatorFactory(username="rita", role=User.Role.RESEARCHER, qualified_phases=[])
+
+
+@pytest.fixture
+def eager_tasks():
+    """Celery tasks run in the test process when queued (retries too, without waiting).
+
+    Errors are not propagated: an eager retry is raised as an error when they are, instead
+    of being run. Tests look at the rows the tasks leave behind.
+    """
+    from config.celery import app
+
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager, app.conf.task_eager_propagates = True, False
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
+@pytest.fixture
+def media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT

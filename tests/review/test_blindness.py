@@ -92,8 +92,9 @@ def _masked(body: str, people, task: Task) -> str:
     body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", body)
     body = re.sub(r'"X-CSRFToken": "[^"]+"', "", body)
     body = re.sub(r"\b\d{4}-\d\d-\d\dT[\d:.+-]+Z?", "<time>", body)
-    body = re.sub(rf"\b{task.pk}\b", "<task>", body)
-    body = re.sub(r'"(id|claim|lease_expires_at)": [^,}]+', r'"\1": <x>', body)
+    body = re.sub(rf"/tasks/{task.pk}/", "/tasks/<task>/", body)
+    body = re.sub(rf"\btask {task.pk}\b", "task <task>", body)
+    body = re.sub(r'"(id|lease_expires_at)":\s*[^,}]+', r'"\1": <x>', body)
     return body
 
 

@@ -1,0 +1,1 @@
+"""Standalone performance scripts; each sets up Django itself and uses its own database."""

@@ -1,0 +1,296 @@
+"""Scoring speed: the platform's scorer against the official AVeriTeC ``eval.py``, side by side.
+
+Run from the project root:
+
+    .venv/bin/python benchmarks/scoring.py --official /tmp/averitec_official/eval.py \
+        [--official-pythonpath /tmp/averitec_official/site] [--repeat 3]
+
+The official script is not part of this repository: give the path of its ``eval.py`` (with
+its ``utils.py`` beside it, and scikit-learn importable; ``--official-pythonpath`` adds a
+folder to its ``PYTHONPATH``). Without ``--official`` the comparison is skipped and only the
+platform's scorer and its scaling are measured.
+
+Both scorers run as separate processes from start to exit (imports included), with the same
+interpreter and the same NLTK data, on two inputs built from dev.json (500 claims):
+
+* ``self``: dev.json scored against itself (the test suite's check: every score is 1.0);
+* ``shifted``: each claim predicted with the next claim's questions, answers and
+  justification and another claim's label, so that scores are low and METEOR has to try
+  stems and WordNet synonyms, as with a real system's output.
+
+Every number of the platform's output must equal the official one to 1e-9; the benchmark
+says so or fails. Scaling: the platform's scorer on the ``shifted`` input at 500, 2,500 and
+5,000 claims (dev.json five and ten times over; every sentence of each copy carries its copy
+number, so no METEOR pair and no sentence repeats between copies, and the caches cannot make
+the larger runs cheap; only words recur, as in real data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = PROJECT_ROOT.parent / "shared" / "data" / "averitec"
+sys.path.insert(0, str(PROJECT_ROOT))
+
+TOLERANCE = 1e-9
+LEVELS = ("0.1", "0.2", "0.25", "0.3", "0.4", "0.5")
+
+
+# --- Inputs ----------------------------------------------------------------------------
+
+
+def shifted_predictions(records: list[dict]) -> list[dict]:
+    """Claim i gets claim i+1's evidence and justification and claim i+7's label."""
+    n = len(records)
+    return [
+        {
+            "questions": copy.deepcopy(records[(i + 1) % n]["questions"]),
+            "label": records[(i + 7) % n]["label"],
+            "justification": records[(i + 3) % n]["justification"],
+        }
+        for i in range(n)
+    ]
+
+
+def _tagged(text: str, tag: int) -> str:
+    """Every sentence of the text marked, so that no sentence repeats between copies."""
+    return text.replace(". ", f" (copy {tag}). ") + f" (copy {tag})"
+
+
+def replicated(records: list[dict], times: int) -> list[dict]:
+    """``times`` copies, every question, answer and justification marked with its copy."""
+    out = []
+    for k in range(times):
+        for record in records:
+            record = copy.deepcopy(record)
+            for question in record.get("questions", []):
+                question["question"] = _tagged(question["question"], k)
+                for answer in question["answers"]:
+                    answer["answer"] = _tagged(answer["answer"], k)
+            if isinstance(record.get("justification"), str):
+                record["justification"] = _tagged(record["justification"], k)
+            out.append(record)
+    return out
+
+
+# --- Running ---------------------------------------------------------------------------
+
+
+def _nltk_env() -> dict[str, str]:
+    from pipeline.nltk_data import default_target
+
+    return {**os.environ, "NLTK_DATA": str(default_target())}
+
+
+@dataclass
+class Run:
+    wall: float  # seconds from start to exit
+    cpu: float  # user + system seconds of the process and its workers
+    result: dict
+
+
+def _timed(command: list[str], cwd: Path, env: dict[str, str], who: str) -> tuple[Run, str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode != 0:
+        raise SystemExit(f"{who} failed:\n{done.stderr[-3000:]}")
+    return Run(wall, cpu, {}), done.stdout
+
+
+def run_ours(predictions: Path, references: Path, processes: int | None) -> Run:
+    command = [sys.executable, "-m", "pipeline.scoring"]
+    command += ["--predictions", str(predictions), "--references", str(references)]
+    if processes:
+        command += ["--processes", str(processes)]
+    run, output = _timed(command, PROJECT_ROOT, _nltk_env(), "the platform's scorer")
+    run.result = json.loads(output)
+    return run
+
+
+def run_official(eval_py: Path, extra_path: str | None, predictions: Path, references: Path) -> Run:
+    env = _nltk_env()
+    paths = [str(eval_py.parent), *([extra_path] if extra_path else [])]
+    env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    command = [sys.executable, str(eval_py), "--predictions", str(predictions)]
+    command += ["--references", str(references)]
+    run, output = _timed(command, eval_py.parent, env, "the official script")
+    run.result = parse_official(output)
+    return run
+
+
+_LINE = re.compile(r"^(?P<left>.*?):\s*(?P<value>[-+0-9.eEnaif]+)$")
+
+
+def parse_official(output: str) -> dict[str, Any]:
+    """The numbers the official script prints, keyed as ``score --json`` keys them."""
+    result: dict[str, Any] = {"veracity": {}, "averitec": {}, "averitec_justification": {}}
+    type_blocks: list[dict[str, float]] = []
+    section = None
+    for line in output.splitlines():
+        if line.startswith("Printing"):
+            break
+        if line.startswith("Veracity F1"):
+            section = "veracity"
+            continue
+        if line.startswith("--------------------"):
+            section = "types" if section in ("averitec", "types") else "averitec"
+            if section == "types":
+                type_blocks.append({})
+            continue
+        match = _LINE.match(line)
+        if not match:
+            continue
+        left, value = match["left"].strip(), float(match["value"])
+        if left.startswith("Question-only"):
+            result["q_only"] = value
+        elif left.startswith("Question-answer"):
+            result["q_and_a"] = value
+        elif left.startswith("Justification score"):
+            result["justification"] = value
+            section = None
+        elif m := re.match(r"\* Veracity scores \(meteor @ (.+)\)", left):
+            result["averitec"][m[1]] = value
+        elif m := re.match(r"\* Justification scores \(meteor @ (.+)\)", left):
+            result["averitec_justification"][m[1]] = value
+        elif section == "types" and (m := re.match(r"\* Veracity scores \((.+)\)", left)):
+            type_blocks[-1][m[1]] = value
+        elif section == "veracity" and left.startswith("* "):
+            result["veracity"][left[2:]] = value
+    if len(type_blocks) >= 2:
+        result["by_type_0.2"], result["by_type_0.3"] = type_blocks[0], type_blocks[1]
+    return result
+
+
+def differences(ours: dict, official: dict, prefix: str = "") -> list[tuple[str, float]]:
+    """Every (key, |difference|) over the official figures; a missing key is infinite."""
+    out = []
+    for key, value in official.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out += differences(ours.get(key) or {}, value, f"{name}.")
+        elif key in ours:
+            out.append((name, abs(float(ours[key]) - float(value))))
+        else:
+            out.append((name, float("inf")))
+    return out
+
+
+# --- Main ------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--official", type=Path, help="path of the official eval.py")
+    parser.add_argument("--official-pythonpath", help="extra PYTHONPATH for the official script")
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of ours per case (median)")
+    parser.add_argument("--scale", type=int, default=10, help="copies of dev.json for scaling")
+    args = parser.parse_args()
+
+    dev = args.data_dir / "dev.json"
+    if not dev.is_file():
+        raise SystemExit(f"{dev} not found (use --data-dir)")
+    if args.official and not args.official.is_file():
+        raise SystemExit(f"{args.official} not found")
+    records = json.loads(dev.read_text(encoding="utf-8"))
+
+    print(f"python {platform.python_version()}, {os.cpu_count()} cores, {platform.platform()}")
+    print(f"load average at start: {os.getloadavg()}")
+    # The synonym table is built once per installation; build it before timing anything.
+    from pipeline.meteor_engine import SynonymTable, fast_path_verified
+
+    started = time.perf_counter()
+    if fast_path_verified():
+        SynonymTable.load_or_build()
+    print(f"synonym table ready in {time.perf_counter() - started:.1f}s (built once, then cached)")
+
+    with tempfile.TemporaryDirectory(prefix="scoring-bench-") as tmp:
+        folder = Path(tmp)
+        files = {"self": (dev, dev)}
+        shifted = folder / "shifted.json"
+        shifted.write_text(json.dumps(shifted_predictions(records)), encoding="utf-8")
+        files["shifted"] = (shifted, dev)
+
+        for case, (predictions, references) in files.items():
+            runs = [run_ours(predictions, references, None) for _ in range(args.repeat)]
+            wall = statistics.median(r.wall for r in runs)
+            cpu = statistics.median(r.cpu for r in runs)
+            one = statistics.median(
+                r.wall for r in [run_ours(predictions, references, 1) for _ in range(args.repeat)]
+            )
+            print(
+                f"{case}: ours {wall:.2f}s wall, {cpu:.2f}s CPU (medians of {args.repeat}; "
+                f"walls {', '.join(f'{r.wall:.2f}' for r in runs)}); one process {one:.2f}s wall",
+                flush=True,
+            )
+            if not args.official:
+                print(f"{case}: official script not given, no comparison")
+                continue
+            official = run_official(
+                args.official, args.official_pythonpath, predictions, references
+            )
+            diffs = differences(runs[0].result, official.result)
+            worst = max(diffs, key=lambda d: d[1])
+            if worst[1] > TOLERANCE:
+                raise SystemExit(f"{case}: {worst[0]} differs from the official by {worst[1]}")
+            print(
+                f"{case}: official {official.wall:.1f}s wall, {official.cpu:.1f}s CPU; "
+                f"ratio {official.wall / wall:.1f}x wall, {official.cpu / cpu:.1f}x CPU; "
+                f"{len(diffs)} figures equal within {TOLERANCE:g} "
+                f"(largest difference {worst[1]:.1e})",
+                flush=True,
+            )
+
+        # Scaling on distinct copies of the shifted case.
+        from pipeline.scoring import count_pairs
+
+        base = len(records)
+        sizes = sorted({1, max(1, args.scale // 2), args.scale})
+        measured = []
+        for copies in sizes:
+            refs = folder / f"dev-x{copies}.json"
+            preds = folder / f"shifted-x{copies}.json"
+            reference_records = replicated(records, copies)
+            predicted_records = replicated(shifted_predictions(records), copies)
+            refs.write_text(json.dumps(reference_records), encoding="utf-8")
+            preds.write_text(json.dumps(predicted_records), encoding="utf-8")
+            pairs = count_pairs(predicted_records, reference_records)
+            runs = [run_ours(preds, refs, None) for _ in range(args.repeat)]
+            wall = statistics.median(r.wall for r in runs)
+            inside = statistics.median(r.result["seconds"] for r in runs)
+            measured.append((copies * base, pairs, wall, inside))
+            print(
+                f"scaling: {copies * base} claims, {pairs} distinct METEOR pairs: "
+                f"{wall:.2f}s wall, {inside:.2f}s after start-up "
+                f"({1e6 * inside / pairs:.0f} us per pair)",
+                flush=True,
+            )
+        (n0, p0, w0, i0), (n1, p1, w1, i1) = measured[0], measured[-1]
+        print(
+            f"scaling: {n1 // n0}x the claims ({p1 / p0:.1f}x the pairs) took "
+            f"{w1 / w0:.1f}x the wall time and {i1 / i0:.1f}x the time after start-up"
+        )
+    print(f"load average at end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

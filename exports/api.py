@@ -1,0 +1,132 @@
+"""The researchers' API under /api/v1/: claims as AVeriTeC records, export jobs, webhooks.
+
+Researchers and managers only (token or session authentication); anyone else gets 403.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, permissions, viewsets
+from rest_framework.decorators import action
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation.models import Claim
+from exports.dataset import with_records_prefetched
+from exports.models import ExportJob, Webhook
+from exports.serializers import (
+    ClaimFilterSerializer,
+    ClaimRecordSerializer,
+    ExportJobSerializer,
+    WebhookSerializer,
+)
+from exports.tasks import run_export_job
+from exports.views import can_use_exports, download_response
+
+
+class IsResearcherOrManager(permissions.BasePermission):
+    message = "Only researchers and project managers can use this endpoint."
+
+    def has_permission(self, request, view) -> bool:
+        return can_use_exports(request.user)
+
+
+class ClaimPagination(CursorPagination):
+    """Stable pages while claims change: ordered by update time, then id."""
+
+    ordering = ("updated_at", "id")
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("state", OpenApiTypes.STR, enum=Claim.State.values),
+        OpenApiParameter(
+            "updated_since",
+            OpenApiTypes.DATETIME,
+            description="Only claims changed at or after this time; poll with the newest "
+            "updated_at seen so far.",
+        ),
+    ]
+)
+class ClaimViewSet(viewsets.ReadOnlyModelViewSet):
+    """Claims with their AVeriTeC records: ``?state=accepted&updated_since=2024-05-01T00:00Z``."""
+
+    serializer_class = ClaimRecordSerializer
+    permission_classes = [permissions.IsAuthenticated, IsResearcherOrManager]
+    pagination_class = ClaimPagination
+
+    def get_queryset(self) -> QuerySet[Claim]:
+        claims = Claim.objects.all()
+        if self.action == "list":
+            params = ClaimFilterSerializer(data=self.request.query_params)
+            params.is_valid(raise_exception=True)
+            if state := params.validated_data.get("state"):
+                claims = claims.filter(state=state)
+            if since := params.validated_data.get("updated_since"):
+                claims = claims.filter(updated_at__gte=since)
+        return with_records_prefetched(claims)
+
+
+class ExportJobViewSet(
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Export jobs: create one, poll it until ``status`` is ``done``, download its file."""
+
+    serializer_class = ExportJobSerializer
+    permission_classes = [permissions.IsAuthenticated, IsResearcherOrManager]
+    queryset = ExportJob.objects.select_related("batch")
+
+    def perform_create(self, serializer: ExportJobSerializer) -> None:
+        job = serializer.save(requested_by=self.request.user)
+        transaction.on_commit(lambda: run_export_job.delay(job.pk))
+
+    @extend_schema(
+        responses={
+            (200, "application/json"): OpenApiResponse(description="The export file."),
+            404: OpenApiResponse(description="Not finished, failed, or the file is gone."),
+        }
+    )
+    @action(detail=True, methods=["get"])
+    def download(self, request: Request, pk: int | None = None):
+        job = self.get_object()
+        if job.status != ExportJob.Status.DONE:
+            return Response({"detail": f"The export is {job.status}."}, status=404)
+        return download_response(job)
+
+
+class WebhookViewSet(
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Your webhooks. The secret for checking signatures is shown once, in the create response."""
+
+    serializer_class = WebhookSerializer
+    permission_classes = [permissions.IsAuthenticated, IsResearcherOrManager]
+    queryset = Webhook.objects.none()  # for the schema; get_queryset gives the owner's
+
+    def get_queryset(self) -> QuerySet[Webhook]:
+        return Webhook.objects.filter(owner=self.request.user)
+
+    def perform_create(self, serializer: WebhookSerializer) -> None:
+        serializer.save(owner=self.request.user)
+
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        self.perform_create(serializer)
+        data = WebhookSerializer(serializer.instance, context={"show_secret": True}).data
+        return Response(data, status=201)

@@ -1,0 +1,123 @@
+"""The search API under /api/v1/search/: what the Phase 2 search bar and page viewer do.
+
+- GET  /api/v1/search/?q=&before=&country=&page=&task=  one page of marked results;
+- POST /api/v1/search/open/ {url, task?, search?}       a page's sentences, the click logged.
+
+A task id must be one of the caller's own tasks (404 otherwise, so others' tasks do not
+leak) and a question-answering task (P2 or P4; 403 for the blind phases, whose annotators
+must not search). Status codes beyond 400/401/404/405: 429 with Retry-After when the rate
+limit is reached, 503 when the search backend is unavailable, 422 when the page viewer
+refuses an address or page, 502 when the page cannot be fetched.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.decorators import api_view
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation.models import Task
+from annotation.vocabulary import Phase
+from search_proxy import fetch, service
+from search_proxy.backends import SearchUnavailable
+from search_proxy.models import SearchLog
+from search_proxy.serializers import (
+    OpenedPageSerializer,
+    OpenPageSerializer,
+    SearchPageSerializer,
+    SearchQuerySerializer,
+)
+
+SEARCH_PHASES = (Phase.QUESTIONS, Phase.DISPUTE)
+
+
+def own_search_task(user, pk: int) -> Task:
+    """The caller's own P2/P4 task `pk`: 404 for anyone else's, 403 for other phases."""
+    task = Task.objects.select_related("claim__article").filter(pk=pk, annotator=user).first()
+    if task is None:
+        raise NotFound("No such task of yours.")
+    if task.phase not in SEARCH_PHASES or task.claim is None:
+        raise PermissionDenied(
+            "Search is only available in the question-answering phases (P2 and P4)."
+        )
+    return task
+
+
+def _error(exc: Exception, code: int, **headers: str) -> Response:
+    return Response({"detail": str(exc)}, status=code, headers=headers or None)
+
+
+@extend_schema(
+    parameters=[SearchQuerySerializer],
+    responses={
+        200: SearchPageSerializer,
+        403: OpenApiResponse(description="The task is not a question-answering task."),
+        404: OpenApiResponse(description="No such task of yours."),
+        429: OpenApiResponse(description="Too many searches; see Retry-After."),
+        503: OpenApiResponse(description="The search backend is unavailable."),
+    },
+)
+@api_view(["GET"])
+def search(request: Request) -> Response:
+    form = SearchQuerySerializer(data=request.query_params)
+    form.is_valid(raise_exception=True)
+    data = form.validated_data
+    task = own_search_task(request.user, data["task"]) if "task" in data else None
+    try:
+        page = service.search(
+            data["q"],
+            before=data.get("before"),
+            country=data.get("country"),
+            page=data["page"],
+            user=request.user,
+            task=task,
+        )
+    except service.InvalidSearch as exc:
+        return _error(exc, status.HTTP_400_BAD_REQUEST)
+    except service.RateLimited as exc:
+        return _error(
+            exc, status.HTTP_429_TOO_MANY_REQUESTS, **{"Retry-After": str(exc.retry_after)}
+        )
+    except SearchUnavailable as exc:
+        return _error(exc, status.HTTP_503_SERVICE_UNAVAILABLE)
+    return Response(SearchPageSerializer(page).data)
+
+
+@extend_schema(
+    request=OpenPageSerializer,
+    responses={
+        200: OpenedPageSerializer,
+        403: OpenApiResponse(description="The task is not a question-answering task."),
+        404: OpenApiResponse(description="No such task or search of yours."),
+        422: OpenApiResponse(
+            description="The address or page is refused (private address, too large...)."
+        ),
+        429: OpenApiResponse(description="Too many pages opened; see Retry-After."),
+        502: OpenApiResponse(description="The page could not be fetched."),
+    },
+)
+@api_view(["POST"])
+def open_page(request: Request) -> Response:
+    form = OpenPageSerializer(data=request.data)
+    form.is_valid(raise_exception=True)
+    data = form.validated_data
+    task = own_search_task(request.user, data["task"]) if "task" in data else None
+    search_log = None
+    if "search" in data:
+        search_log = SearchLog.objects.filter(pk=data["search"], user=request.user).first()
+        if search_log is None:
+            raise NotFound("No such search of yours.")
+    try:
+        opened = service.open_page(data["url"], user=request.user, task=task, search_log=search_log)
+    except service.RateLimited as exc:
+        return _error(
+            exc, status.HTTP_429_TOO_MANY_REQUESTS, **{"Retry-After": str(exc.retry_after)}
+        )
+    except fetch.FetchRefused as exc:
+        return _error(exc, status.HTTP_422_UNPROCESSABLE_ENTITY)
+    except fetch.PageUnavailable as exc:
+        return _error(exc, status.HTTP_502_BAD_GATEWAY)
+    return Response(OpenedPageSerializer(opened).data)

@@ -1,0 +1,241 @@
+"""What a page is, for the annotator: misinformation source, fact-checker, the claim's article.
+
+- Misinformation and satire sites (MisinformationDomain) are MARKED and never hidden: the
+  AVeriTeC guidelines let annotators use them, asking them to avoid them where they can.
+- Fact-checking sites (FactCheckingDomain) are marked in results and REFUSED as evidence
+  (`source_problem`): answers must come from the pages a fact-check relies on, never from a
+  fact-check itself.
+- The claim's own fact-checking article, also as a web.archive.org copy, is hidden from its
+  search results and refused as its evidence.
+
+Domain rules match the page's host and all its subdomains, "www." and letter case aside,
+and optionally only a section of the site (a path prefix).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+
+from search_proxy.models import FactCheckingDomain, MisinformationDomain, parse_domain_entry
+from search_proxy.webaddress import host_of, normalize_url, split_host, unwrap_archive_url
+
+if TYPE_CHECKING:
+    from annotation.models import Claim
+
+logger = logging.getLogger(__name__)
+
+# Organisations whose site, or whose dedicated host, only publishes fact-checks. News
+# organisations with a fact-check section are NOT listed: their other pages are fine
+# evidence. Their fact-check sections and articles come from imported articles instead
+# (fact_checking_rule_for_article).
+WELL_KNOWN_FACT_CHECKERS = (
+    "africacheck.org",
+    "altnews.in",
+    "aosfatos.org",
+    "boomlive.in",
+    "checkyourfact.com",
+    "chequeado.com",
+    "climatefeedback.org",
+    "dubawa.org",
+    "factcheck.afp.com",
+    "factcheck.org",
+    "factcheck.thedispatch.com",
+    "factcheckni.org",
+    "factcrescendo.com",
+    "factly.in",
+    "fatabyyano.net",
+    "fullfact.org",
+    "ghanafact.com",
+    "healthfeedback.org",
+    "hoax-slayer.net",
+    "leadstories.com",
+    "logicallyfacts.com",
+    "maldita.es",
+    "misbar.com",
+    "newschecker.in",
+    "pesacheck.org",
+    "politifact.com",
+    "polygraph.info",
+    "sciencefeedback.co",
+    "snopes.com",
+    "stopfake.org",
+    "teyit.org",
+    "truthorfiction.com",
+    "verafiles.org",
+    "vishvasnews.com",
+    "zimfact.org",
+)
+
+# A host label with one of these names a fact-checking site ("factcheck.afp.com",
+# "ghanafact.com", "africacheck.org"); used only for hosts that published an imported
+# fact-checking article, so "factory" or "checkout" shops never come up.
+_FACT_CHECKER_WORDS = ("fact", "check")
+
+
+# --- Marking and refusing --------------------------------------------------------------
+
+
+def is_misinformation(url: str) -> bool:
+    """Whether `url` (or the page a web.archive.org link captured) is on a misinformation or
+    satire site. Only ever used to mark a page, never to hide or refuse it."""
+    return bool(MisinformationDomain.objects.matching(url))
+
+
+def is_fact_checker(url: str) -> bool:
+    return bool(FactCheckingDomain.objects.matching(url))
+
+
+def source_problem(url: str, claim: Claim | None = None) -> str | None:
+    """Why `url` cannot be evidence (for `claim`), or None when it can.
+
+    Refuses fact-checking sites and the claim's own fact-checking article, including its
+    web.archive.org copies. The Phase 2 form shows the message to the annotator.
+    """
+    if claim is not None and normalize_url(url) == claim.article.normalized_url:
+        return "This is the claim's own fact-checking article; it cannot be used as evidence."
+    rules = FactCheckingDomain.objects.matching(url)
+    if rules:
+        return (
+            f"{rules[0]} is a fact-checking site; fact-checking articles are not allowed "
+            "as evidence. Use the sources the fact-check links to instead."
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class Flags:
+    misinformation: frozenset[str]
+    fact_checkers: frozenset[str]
+
+
+def flags_for(urls: list[str]) -> Flags:
+    """Which of `urls` are misinformation sources and fact-checkers: two queries in all."""
+    return Flags(
+        misinformation=frozenset(MisinformationDomain.objects.matching_each(urls)),
+        fact_checkers=frozenset(FactCheckingDomain.objects.matching_each(urls)),
+    )
+
+
+# --- Loading the lists -----------------------------------------------------------------
+
+
+@dataclass
+class ListLoadReport:
+    created: int = 0
+    already_known: int = 0
+    duplicates: int = 0
+    removed: int = 0
+    bad_lines: list[tuple[int, str]] | None = None
+
+
+def parse_domain_list(lines: list[str]) -> tuple[list[tuple[str, str]], list[tuple[int, str]]]:
+    """The distinct (domain, path prefix) rules of a list file, and its bad lines
+    (line number, message). Blank lines and lines starting with # are skipped."""
+    rules: list[tuple[str, str]] = []
+    bad: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            rules.append(parse_domain_entry(line))
+        except ValueError as exc:
+            bad.append((number, str(exc)))
+    return rules, bad
+
+
+@transaction.atomic
+def load_misinformation_domains(lines: list[str], *, prune: bool = False) -> ListLoadReport:
+    """Add the list's rules; with `prune`, drop list rules no longer in it. Rules added in the
+    admin are never touched."""
+    rules, bad = parse_domain_list(lines)
+    distinct = list(dict.fromkeys(rules))
+    report = ListLoadReport(duplicates=len(rules) - len(distinct), bad_lines=bad)
+    existing = set(MisinformationDomain.objects.values_list("domain", "path_prefix"))
+    new = [r for r in distinct if r not in existing]
+    MisinformationDomain.objects.bulk_create(
+        [
+            MisinformationDomain(domain=d, path_prefix=p, origin=MisinformationDomain.Origin.LIST)
+            for d, p in new
+        ],
+        ignore_conflicts=True,
+    )
+    report.created, report.already_known = len(new), len(distinct) - len(new)
+    if prune:
+        wanted = set(distinct)
+        stale = [
+            pk
+            for pk, d, p in MisinformationDomain.objects.filter(
+                origin=MisinformationDomain.Origin.LIST
+            ).values_list("pk", "domain", "path_prefix")
+            if (d, p) not in wanted
+        ]
+        report.removed, _ = MisinformationDomain.objects.filter(pk__in=stale).delete()
+    return report
+
+
+def fact_checking_rule_for_article(url: str) -> tuple[str, str] | None:
+    """The FactCheckingDomain rule an imported fact-checking article at `url` implies.
+
+    - on a well-known fact-checker: nothing new (the maintained list covers it);
+    - on a host named like a fact-checker ("factcheck.afp.com", "ghanafact.com"): that host;
+    - elsewhere (a news site): its fact-check section when the path names one
+      ("usatoday.com/story/news/factcheck/..." -> "story/news/factcheck"), else the
+      article's own page, so the rest of the news site stays usable as evidence.
+    """
+    host = host_of(url)
+    if not host or "." not in host:
+        return None
+    suffixes = _host_suffixes(host)
+    if any(name in WELL_KNOWN_FACT_CHECKERS for name in suffixes):
+        return None
+    subdomain, domain, suffix = split_host(host)
+    labels = [*subdomain.split("."), domain] if subdomain else [domain]
+    for index, label in enumerate(labels):
+        if any(word in label.lower() for word in _FACT_CHECKER_WORDS):
+            return ".".join(labels[index:]) + (f".{suffix}" if suffix else ""), ""
+    path = normalize_url(url).split("/", 3)[3:]
+    segments = [s for s in (path[0].split("?")[0].split("/") if path else []) if s]
+    for index, segment in enumerate(segments[:-1]):
+        if any(word in segment.lower() for word in _FACT_CHECKER_WORDS):
+            return host, "/".join(segments[: index + 1]).lower()
+    if not segments:
+        return None  # the home page of a news site: nothing to refuse
+    return host, "/".join(segments).lower()
+
+
+def _host_suffixes(host: str) -> list[str]:
+    labels = host.split(".")
+    return [".".join(labels[i:]) for i in range(len(labels) - 1)]
+
+
+@transaction.atomic
+def sync_fact_checking_domains() -> ListLoadReport:
+    """Bring FactCheckingDomain up to date with the maintained list and every article
+    imported so far (their URLs, and their publishers where those are domains).
+    Rules are only added, never removed: managers edit the list in the admin."""
+    from annotation.models import Article
+
+    wanted: dict[tuple[str, str], str] = {
+        (domain, ""): FactCheckingDomain.Origin.MAINTAINED for domain in WELL_KNOWN_FACT_CHECKERS
+    }
+    for url, publisher in Article.objects.values_list("url", "publisher").iterator():
+        for address in (unwrap_archive_url(url), publisher):
+            if address and " " not in address.strip():
+                rule = fact_checking_rule_for_article(address)
+                # A publisher gives a whole-site rule only when it is named like a
+                # fact-checker; "usatoday.com" as a publisher says nothing about sections.
+                if rule and (address == publisher and rule[1]):
+                    continue
+                if rule:
+                    wanted.setdefault(rule, FactCheckingDomain.Origin.ARTICLES)
+    existing = set(FactCheckingDomain.objects.values_list("domain", "path_prefix"))
+    new = [key for key in wanted if key not in existing]
+    FactCheckingDomain.objects.bulk_create(
+        [FactCheckingDomain(domain=d, path_prefix=p, origin=wanted[(d, p)]) for d, p in new],
+        ignore_conflicts=True,
+    )
+    return ListLoadReport(created=len(new), already_known=len(wanted) - len(new))

@@ -1,0 +1,321 @@
+"""Searching for evidence: the one entry point the Phase 2 screen and the API call.
+
+`search()` picks the backend, serves repeated searches from the cache, restricts results to
+pages published before the claim date, hides the claim's own fact-checking article, marks
+misinformation sources, fact-checkers and unknown dates, enforces the per-user rate limit
+and writes the SearchLog. `open_page()` is the page viewer's counterpart: it logs the click
+and returns the page's sentences with the same marks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.cache import caches
+from django.utils import timezone
+
+from search_proxy import fetch, flags
+from search_proxy.backends import MAX_PAGE, SearchResult, SearchUnavailable, get_backend
+from search_proxy.dates import DateSource, Placement, placement
+from search_proxy.models import FetchedPage, SearchClick, SearchLog
+from search_proxy.webaddress import normalize_url
+
+if TYPE_CHECKING:
+    from annotation.models import Claim, Task, User
+
+MAX_QUERY_LENGTH = 400  # Brave's limit; Google's is higher
+RATE_WINDOW = timedelta(minutes=1)
+_COUNTRY = re.compile(r"^[A-Z]{2}$")
+
+
+class SearchError(Exception):
+    """A search that cannot run as asked; the message is fit to show to the annotator."""
+
+
+class InvalidSearch(SearchError):
+    pass
+
+
+class RateLimited(SearchError):
+    def __init__(self, what: str, limit: int, retry_after: int):
+        self.limit, self.retry_after = limit, retry_after
+        super().__init__(
+            f"Too many {what}: at most {limit} a minute. Please wait {retry_after} s and try again."
+        )
+
+
+@dataclass(frozen=True)
+class FlaggedResult:
+    """A result as shown to an annotator, with what they need to know about the page."""
+
+    title: str
+    url: str
+    snippet: str
+    published: date | None
+    date_source: str
+    rank: int
+    date_unknown: bool
+    misinformation: bool
+    fact_checker: bool
+
+    @property
+    def allowed_as_evidence(self) -> bool:
+        return not self.fact_checker
+
+
+@dataclass
+class SearchPage:
+    query: str
+    before: date
+    country: str | None
+    page: int
+    backend: str
+    results: list[FlaggedResult] = field(default_factory=list)
+    from_cache: bool = False
+    hidden: int = 0  # the claim's own article
+    dropped: int = 0  # dated on or after the claim date
+    log: SearchLog | None = None
+
+
+def search(
+    query: str,
+    before: date | None = None,
+    country: str | None = None,
+    page: int = 1,
+    *,
+    user: User | None = None,
+    claim: Claim | None = None,
+    task: Task | None = None,
+    backend: str | None = None,
+) -> SearchPage:
+    """One page of results for `query` among pages published before `before`.
+
+    With a claim (or a task, whose claim is taken), `before` defaults to the claim date and
+    can never be later than it, `country` defaults to the claim's location, and the
+    claim's own article is hidden. With a user the search is rate limited and logged.
+
+    Raises InvalidSearch, RateLimited, or the backend's SearchUnavailable (logged too).
+    """
+    started = time.monotonic()
+    if task is not None and claim is None:
+        claim = task.claim
+    query = " ".join((query or "").split())
+    if not query:
+        raise InvalidSearch("Type something to search for.")
+    if len(query) > MAX_QUERY_LENGTH:
+        raise InvalidSearch(f"A search can be at most {MAX_QUERY_LENGTH} characters long.")
+    if claim is not None:
+        before = min(before, claim.claim_date) if before else claim.claim_date
+        if country is None:
+            country = claim.location_iso_code or None
+    if before is None:
+        raise InvalidSearch("Say before which date the pages must have been published.")
+    country = (country or "").strip().upper() or None
+    if country is not None and not _COUNTRY.match(country):
+        raise InvalidSearch("The country must be a two-letter code such as GB or US.")
+    if not 1 <= page <= MAX_PAGE:
+        raise InvalidSearch(f"Pages go from 1 to {MAX_PAGE}.")
+    engine = get_backend(backend)
+    if user is not None:
+        check_rate_limit(user)
+
+    cache = caches[settings.SEARCH_CACHE_ALIAS]
+    key = cache_key(engine.name, query, before, country, page)
+    raw: list[SearchResult] | None = cache.get(key)
+    result = SearchPage(query, before, country, page, engine.name, from_cache=raw is not None)
+    if raw is None:
+        try:
+            raw = engine.search(query, before=before, country=country, page=page)
+        except SearchUnavailable as exc:
+            if user is not None:
+                _log(result, user=user, claim=claim, task=task, started=started, error=str(exc))
+            raise
+        cache.set(key, raw, settings.SEARCH_CACHE_SECONDS)
+
+    own_article = claim.article.normalized_url if claim is not None else None
+    result.results, result.hidden, result.dropped = restrict_and_flag(
+        raw, before=before, own_article=own_article
+    )
+    if user is not None:
+        result.log = _log(result, user=user, claim=claim, task=task, started=started)
+    return result
+
+
+def cache_key(backend: str, query: str, before: date, country: str | None, page: int) -> str:
+    """Search engines ignore case and spacing, so the key does too."""
+    identity = json.dumps(
+        [backend, " ".join(query.casefold().split()), before.isoformat(), country or "", page]
+    )
+    return "search:" + hashlib.sha256(identity.encode()).hexdigest()
+
+
+def restrict_and_flag(
+    raw: list[SearchResult], *, before: date, own_article: str | None = None
+) -> tuple[list[FlaggedResult], int, int]:
+    """(results to show, how many were hidden as the claim's own article, how many were
+    dropped as published on or after `before`)."""
+    normalized = {r.url: normalize_url(r.url) for r in raw}
+    undated = [
+        normalized[r.url]
+        for r in raw
+        if placement(r.published, r.date_source, before) is Placement.UNKNOWN
+    ]
+    # A page opened in the viewer before has an estimated date: it settles unknown ones.
+    estimates = (
+        dict(
+            FetchedPage.objects.filter(
+                normalized_url__in=undated, published__isnull=False
+            ).values_list("normalized_url", "published")
+        )
+        if undated
+        else {}
+    )
+    marks = flags.flags_for([r.url for r in raw])
+    shown: list[FlaggedResult] = []
+    hidden = dropped = 0
+    for r in raw:
+        if own_article is not None and normalized[r.url] == own_article:
+            hidden += 1
+            continue
+        published, date_source = r.published, r.date_source
+        where = placement(published, date_source, before)
+        if where is Placement.UNKNOWN and normalized[r.url] in estimates:
+            published, date_source = estimates[normalized[r.url]], DateSource.ESTIMATED
+            where = placement(published, date_source, before)
+        if where is Placement.AFTER:
+            dropped += 1
+            continue
+        shown.append(
+            FlaggedResult(
+                title=r.title,
+                url=r.url,
+                snippet=r.snippet,
+                published=published,
+                date_source=date_source,
+                rank=r.rank,
+                date_unknown=where is Placement.UNKNOWN,
+                misinformation=r.url in marks.misinformation,
+                fact_checker=r.url in marks.fact_checkers,
+            )
+        )
+    return shown, hidden, dropped
+
+
+def check_rate_limit(user: User) -> None:
+    """Raise RateLimited when `user` searched SEARCH_RATE_LIMIT times in the last minute.
+
+    Counted from SearchLog, so the limit holds across web processes and machines; two
+    requests racing at the limit may both pass, which is fine for a courtesy limit.
+    """
+    _check_window(SearchLog.objects.filter(user=user), settings.SEARCH_RATE_LIMIT, "searches")
+
+
+def _check_window(rows, limit: int, what: str) -> None:
+    if limit <= 0:
+        return
+    now = timezone.now()
+    recent = list(
+        rows.filter(created_at__gt=now - RATE_WINDOW)
+        .order_by("created_at")
+        .values_list("created_at", flat=True)[:limit]
+    )
+    if len(recent) >= limit:
+        wait = (recent[0] + RATE_WINDOW - now).total_seconds()
+        raise RateLimited(what, limit, max(1, math.ceil(wait)))
+
+
+def _log(
+    result: SearchPage,
+    *,
+    user: User,
+    claim: Claim | None,
+    task: Task | None,
+    started: float,
+    error: str = "",
+) -> SearchLog:
+    return SearchLog.objects.create(
+        user=user,
+        task=task,
+        claim=claim,
+        query=result.query,
+        before=result.before,
+        country=result.country or "",
+        page=result.page,
+        backend=result.backend,
+        result_urls=[r.url for r in result.results],
+        hidden_count=result.hidden,
+        dropped_count=result.dropped,
+        from_cache=result.from_cache,
+        error=error,
+        duration_ms=round((time.monotonic() - started) * 1000),
+    )
+
+
+# --- The page viewer ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpenedPage:
+    page: fetch.PageText
+    date_unknown: bool
+    published_on_or_after_claim_date: bool
+    misinformation: bool
+    fact_checker: bool
+    problem: str | None  # why it cannot be evidence for the claim, if it cannot
+    click: SearchClick | None
+
+
+def open_page(
+    url: str,
+    *,
+    user: User | None = None,
+    task: Task | None = None,
+    search_log: SearchLog | None = None,
+) -> OpenedPage:
+    """Fetch `url` for the page viewer, log the click, and say what the page is.
+
+    Raises fetch.FetchRefused, fetch.PageUnavailable or RateLimited; the click is logged
+    with its outcome either way.
+    """
+    if user is not None:
+        _check_window(
+            SearchClick.objects.filter(user=user), settings.PAGE_FETCH_RATE_LIMIT, "opened pages"
+        )
+    claim = task.claim if task is not None else None
+    click = None
+    if user is not None:
+        click = SearchClick.objects.create(user=user, task=task, search=search_log, url=url)
+    try:
+        page = fetch.fetch_page(url)
+    except (fetch.FetchRefused, fetch.PageUnavailable) as exc:
+        if click is not None:
+            click.outcome = (
+                SearchClick.Outcome.REFUSED
+                if isinstance(exc, fetch.FetchRefused)
+                else SearchClick.Outcome.FAILED
+            )
+            click.error = str(exc)
+            click.save(update_fields=["outcome", "error"])
+        raise
+    where = (
+        placement(page.published, page.date_source, claim.claim_date)
+        if claim is not None
+        else (Placement.UNKNOWN if page.published is None else Placement.BEFORE)
+    )
+    return OpenedPage(
+        page=page,
+        date_unknown=page.published is None,
+        published_on_or_after_claim_date=where is Placement.AFTER,
+        misinformation=flags.is_misinformation(url),
+        fact_checker=flags.is_fact_checker(url),
+        problem=flags.source_problem(url, claim),
+        click=click,
+    )
