@@ -237,6 +237,7 @@ if SEARCH_HTTP_TIMEOUT <= 0 or PAGE_FETCH_TIMEOUT <= 0:
     raise ImproperlyConfigured("SEARCH_HTTP_TIMEOUT and PAGE_FETCH_TIMEOUT must be positive")
 # --- end of search proxy settings --------------------------------------------------------
 
+
 # --- Exports (exports/: temporal splits, export jobs, scoring, webhooks) ----------------
 # Temporal splits by claim date, as the AVeriTeC release orders them (Table 2 of the paper):
 # train up to and including EXPORT_TRAIN_END, dev up to and including EXPORT_DEV_END, test after.
@@ -263,6 +264,8 @@ SCORING_MAX_UPLOAD_MB = env_int("SCORING_MAX_UPLOAD_MB", 100, minimum=1)
 # exponential backoff (base * 2**attempt seconds, capped) up to WEBHOOK_MAX_RETRIES times.
 WEBHOOKS_ENABLED = env_bool("WEBHOOKS_ENABLED", True)
 WEBHOOK_TIMEOUT = env_float("WEBHOOK_TIMEOUT", 5.0)  # seconds per attempt
+# Networks webhooks may reach although not public (tests' local receivers only; default none).
+WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS", [])
 WEBHOOK_MAX_RETRIES = env_int("WEBHOOK_MAX_RETRIES", 6, minimum=0)
 WEBHOOK_RETRY_BACKOFF = env_int("WEBHOOK_RETRY_BACKOFF", 10, minimum=1)  # seconds, first retry
 WEBHOOK_RETRY_BACKOFF_MAX = env_int("WEBHOOK_RETRY_BACKOFF_MAX", 3600, minimum=1)

@@ -117,6 +117,14 @@ class WebhookSerializer(serializers.ModelSerializer):
         fields = ["id", "url", "events", "is_active", "secret", "created_at"]
         read_only_fields = ["secret", "created_at"]
 
+    def validate_url(self, url: str) -> str:
+        from exports.webhooks import receiver_problem
+
+        problem = receiver_problem(url)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return url
+
     def validate_events(self, events: list[str]) -> list[str]:
         return list(dict.fromkeys(events))
 

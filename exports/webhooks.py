@@ -74,6 +74,9 @@ def post(delivery: WebhookDelivery) -> int:
         "X-Averitec-Timestamp": timestamp,
         "X-Averitec-Signature": signature(delivery.webhook.secret, timestamp, body),
     }
+    refused = receiver_problem(delivery.webhook.url)
+    if refused:
+        raise WebhookDeliveryError(refused)
     try:
         response = requests.post(
             delivery.webhook.url,
@@ -89,6 +92,24 @@ def post(delivery: WebhookDelivery) -> int:
             f"the receiver answered {response.status_code}", status=response.status_code
         )
     return response.status_code
+
+
+def receiver_problem(url: str) -> str | None:
+    """Why webhooks must not be posted to `url`: only public web addresses are allowed, so a
+    webhook cannot reach services inside our network (the page viewer's rule)."""
+    from urllib.parse import urlsplit
+
+    from search_proxy.fetch import FetchRefused, PageUnavailable, resolve
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "a webhook needs an http or https address"
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        resolve(parts.hostname, port, allowed_setting="WEBHOOK_ALLOWED_NETWORKS")
+    except (FetchRefused, PageUnavailable, ValueError) as exc:
+        return f"Webhooks only go to public web addresses. {exc}"
+    return None
 
 
 def retry_delay(attempt: int) -> int:

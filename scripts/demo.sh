@@ -15,6 +15,8 @@ $py manage.py seed_demo
 $py manage.py load_misinformation_domains -v0
 $py manage.py sync_fact_checking_domains -v0
 $py manage.py index_documents --from-dataset -v0
+# Scoring's WordNet synonym table (about 20 s, once), so the first score is quick.
+$py -c "from pipeline.meteor_engine import SynonymTable; SynonymTable.load_or_build()"
 
 mkdir -p var/log
 .venv/bin/celery -A config worker --beat --schedule var/celerybeat-schedule --loglevel=INFO --concurrency=2 >var/log/worker.log 2>&1 &

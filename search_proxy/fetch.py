@@ -140,11 +140,13 @@ def _page_text(page: FetchedPage, *, from_cache: bool) -> PageText:
 # --- The address check -------------------------------------------------------------------
 
 
-def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+def _allowed_networks(
+    setting: str = "PAGE_FETCH_ALLOWED_NETWORKS",
+) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     try:
-        return [ipaddress.ip_network(n, strict=False) for n in settings.PAGE_FETCH_ALLOWED_NETWORKS]
+        return [ipaddress.ip_network(n, strict=False) for n in getattr(settings, setting)]
     except ValueError as exc:
-        raise ImproperlyConfigured(f"PAGE_FETCH_ALLOWED_NETWORKS: {exc}") from exc
+        raise ImproperlyConfigured(f"{setting}: {exc}") from exc
 
 
 def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
@@ -159,9 +161,15 @@ def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | No
     return None
 
 
-def address_problem(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    """Why the server must not connect to `address`, or None when it is a public address."""
-    if any(address in network for network in _allowed_networks()):
+def address_problem(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+    allowed_setting: str = "PAGE_FETCH_ALLOWED_NETWORKS",
+) -> str | None:
+    """Why the server must not connect to `address`, or None when it is a public address.
+
+    `allowed_setting` names the setting listing networks let through anyway (tests only).
+    """
+    if any(address in network for network in _allowed_networks(allowed_setting)):
         return None
     candidates = [address]
     if isinstance(address, ipaddress.IPv6Address) and (inner := _embedded_ipv4(address)):
@@ -180,7 +188,9 @@ def address_problem(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> s
     return None
 
 
-def resolve(host: str, port: int) -> list[str]:
+def resolve(
+    host: str, port: int, allowed_setting: str = "PAGE_FETCH_ALLOWED_NETWORKS"
+) -> list[str]:
     """Every address `host` resolves to, each checked; refuses the host if any is not public.
 
     Refusing when ANY address is bad (not just the first) closes the trick of a name with
@@ -202,7 +212,7 @@ def resolve(host: str, port: int) -> list[str]:
         raise PageUnavailable(f"The host name {host} has no address.")
     for text in addresses:
         try:
-            problem = address_problem(ipaddress.ip_address(text))
+            problem = address_problem(ipaddress.ip_address(text), allowed_setting)
         except ValueError:
             problem = f"{text} is not an IP address"
         if problem:

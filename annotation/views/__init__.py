@@ -9,6 +9,8 @@ def home(request: HttpRequest) -> HttpResponse:
     """The landing page: says who you are and sends you to the right panel."""
     if request.user.is_manager:
         panel_url, panel_name = "annotation:manager-panel", "manager panel"
+    elif request.user.is_researcher:
+        panel_url, panel_name = "exports:export-list", "dataset exports"
     else:
         panel_url, panel_name = "annotation:control-panel", "annotation panel"
     return render(request, "home.html", {"panel_url": panel_url, "panel_name": panel_name})

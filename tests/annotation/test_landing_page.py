@@ -60,3 +60,12 @@ def test_logging_out_needs_a_post(client, annotator):
 
 def test_the_health_check_answers(client, db):
     assert client.get(reverse("health")).json() == {"status": "ok"}
+
+
+def test_a_researcher_is_sent_to_the_dataset_pages(client, db):
+    from tests.factories import AnnotatorFactory
+
+    researcher = AnnotatorFactory(username="rita", role="researcher")
+    client.force_login(researcher)
+    body = client.get(reverse("home")).content.decode()
+    assert reverse("exports:export-list") in body and reverse("exports:scoring") in body

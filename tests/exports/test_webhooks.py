@@ -29,7 +29,9 @@ class Receiver:
 
 
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
+def receiver(settings) -> Iterator[Receiver]:
+    # Webhooks only go to public addresses; this local receiver is let through explicitly.
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
     state = Receiver(url="")
 
     class Handler(BaseHTTPRequestHandler):
@@ -243,3 +245,23 @@ def test_a_claim_accepted_by_the_workflow_is_posted(
 
     [request] = receiver.requests
     assert json.loads(request["body"])["data"]["claim_id"] == claim.pk
+
+
+def test_webhooks_to_internal_addresses_are_refused(researcher, settings):
+    from rest_framework.test import APIClient
+
+    from exports.webhooks import receiver_problem
+
+    settings.WEBHOOK_ALLOWED_NETWORKS = []
+    for url in ("http://127.0.0.1:8000/hook", "http://10.1.2.3/hook", "http://169.254.169.254/"):
+        assert "Refused" in receiver_problem(url)
+    assert receiver_problem("ftp://example.org/hook") == "a webhook needs an http or https address"
+    api = APIClient()
+    api.force_authenticate(researcher)
+    response = api.post(
+        "/api/v1/webhooks/",
+        {"url": "http://127.0.0.1:9/hook", "events": ["claim.accepted"]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "loopback" in str(response.json()["url"])
