@@ -27,7 +27,9 @@ ANSWER_FIELDS = (
 )
 MAX_QUESTIONS = 60
 _QUESTION = re.compile(r"^q-(\d+)-text$")
-_ANSWER = re.compile(r"^q-(\d+)-a-(\d+)-answer_type$")
+# An answer is known by any of its fields, so one whose kind is unset still arrives (and is
+# refused with a message) instead of vanishing.
+_ANSWER = re.compile(r"^q-(\d+)-a-(\d+)-[a-z_]+$")
 
 
 def draft_from_post(post: QueryDict) -> dict:
@@ -35,10 +37,10 @@ def draft_from_post(post: QueryDict) -> dict:
     question_ids = sorted({int(m[1]) for key in post if (m := _QUESTION.match(key))})[
         :MAX_QUESTIONS
     ]
-    answers = defaultdict(list)
+    answers = defaultdict(set)
     for key in post:
         if m := _ANSWER.match(key):
-            answers[int(m[1])].append(int(m[2]))
+            answers[int(m[1])].add(int(m[2]))
     questions = []
     for qi in question_ids:
         rows = []

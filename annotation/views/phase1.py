@@ -131,7 +131,6 @@ def _next_or_panel(request: HttpRequest) -> HttpResponse:
 @login_required
 def earliest_date_hint(request: HttpRequest) -> HttpResponse:
     """Fills the date picker from a date as written ("February 2017" → 2017-02-01)."""
-    target = request.GET.get("target", "")
     written = next((v for k, v in request.GET.items() if k.endswith("date_as_written")), "")
     try:
         value, problem = earliest_date(written).isoformat(), ""
@@ -140,5 +139,5 @@ def earliest_date_hint(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/phase1.html#date-hint",
-        {"value": value, "problem": problem, "target": target},
+        {"value": value, "problem": problem},
     )

@@ -23,8 +23,17 @@
       if (event.detail.elt === form && event.detail.xhr.status !== 409) dirty = true;
     });
     form.addEventListener("htmx:sendError", () => { dirty = true; });
-    // A normal submit must not race an autosave that would bump the version under it.
-    form.addEventListener("submit", () => { dirty = false; });
+    // A real submit must not race an autosave that would bump the version under it: wait
+    // for the save in flight, then submit with the version it returned.
+    form.addEventListener("submit", (event) => {
+      if (form.classList.contains("htmx-request")) {
+        event.preventDefault();
+        const submitter = event.submitter;
+        form.addEventListener("htmx:afterRequest", () => form.requestSubmit(submitter), { once: true });
+        return;
+      }
+      dirty = false;
+    });
   }
 
   // --- Claim cards -------------------------------------------------------------------------
@@ -34,6 +43,9 @@
 
   function renumber() {
     if (!cards) return;
+    // Renaming a checked radio into a group another card still uses would uncheck that
+    // card's radio (one checked radio per name): remember them all and re-check after.
+    const checked = [...cards.querySelectorAll("input[type=radio]:checked")];
     const all = cards.querySelectorAll("[data-claim-card]");
     all.forEach((card, index) => {
       card.querySelectorAll("[name],[id],[for],[hx-get]").forEach((el) => {
@@ -50,6 +62,7 @@
       const remove = card.querySelector("[data-remove-claim]");
       if (remove) remove.disabled = all.length === 1;
     });
+    checked.forEach((radio) => { radio.checked = true; });
     const total = document.getElementById(`id_${prefix}-TOTAL_FORMS`);
     if (total) total.value = all.length;
     dirty = true;
@@ -86,7 +99,9 @@
         renumber();
       }
     } else if (target.matches("[data-fill-date]")) {
-      const input = document.getElementById(target.dataset.fillDate);
+      // The date picker of the card the helper belongs to (ids change when cards move).
+      const card = target.closest("[data-claim-card]");
+      const input = card && card.querySelector("input[name$='-claim_date']");
       if (input) {
         input.value = target.dataset.value;
         dirty = true;
@@ -103,7 +118,7 @@
   // --- Keyboard shortcuts ------------------------------------------------------------------
   document.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
-      const submit = document.querySelector("[data-shortcut-submit], #submit-anyway");
+      const submit = document.querySelector("[data-shortcut-submit]");
       if (submit) {
         event.preventDefault();
         submit.click();

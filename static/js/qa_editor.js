@@ -16,6 +16,9 @@
   const changed = () => form.dispatchEvent(new Event("change", { bubbles: true }));
 
   function renumber() {
+    // Renaming a checked radio into a group another card still uses would uncheck that
+    // card's radio (one checked radio per name): remember them all and re-check after.
+    const checked = [...questions.querySelectorAll("input[type=radio]:checked")];
     questions.querySelectorAll("[data-question]").forEach((card, qi) => {
       card.querySelector("[data-question-number]").textContent = qi + 1;
       const answers = card.querySelectorAll("[data-answer]");
@@ -44,6 +47,7 @@
     });
     const all = questions.querySelectorAll("[data-question]");
     all.forEach((card) => { card.querySelector("[data-remove-question]").disabled = all.length === 1; });
+    checked.forEach((radio) => { radio.checked = true; });
   }
 
   function showKind(answer) {

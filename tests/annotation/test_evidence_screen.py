@@ -289,3 +289,14 @@ def test_phase_4_opens_on_the_disputed_pairs_with_the_reason(db, client):
     assert claim.state == Claim.State.POST_CONTROL
     revised = claim.evidence_rounds.get(phase=Phase.DISPUTE)
     assert revised.questions.count() == 3 and revised.based_on.phase == Phase.QUESTIONS
+
+
+def test_an_answer_without_a_kind_is_refused_not_dropped(logged_in, p2_task):
+    data = post_data(("How much was spent?", [{}]), ("Who approved it?", [{}]))
+    del data["q-1-a-0-answer_type"]
+    response = logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), data)
+    assert response.status_code == 422
+    assert "Choose the kind of answer" in response.content.decode()
+    p2_task.refresh_from_db()
+    kept = p2_task.draft["questions"][1]["answers"][0]
+    assert kept["text"] == "The 2019 budget lists 2.1 million pounds for parks."

@@ -124,3 +124,27 @@ def test_a_second_tab_shows_a_conflict_instead_of_overwriting(new_page, article,
         second.locator("textarea[name='claims-0-text']").input_value()
         == "Written in the first tab."
     )
+
+
+def test_moving_a_claim_keeps_every_choice_of_both_claims(new_page, article, annotator):
+    page = new_page(DESKTOP)
+    sign_in(page, "alice")
+    page.goto("/annotate/")
+    page.get_by_role("button", name="Start next").first.click()
+    page.wait_for_url("**/annotate/tasks/*/")
+    cards = page.locator("[data-claim-card]")
+    cards.nth(0).locator("textarea[name$='-text']").fill("First claim.")
+    cards.nth(0).get_by_label("Refuted", exact=True).check()
+    page.get_by_role("button", name="+ Add a claim (split)").click()
+    cards.nth(1).locator("textarea[name$='-text']").fill("Second claim.")
+    cards.nth(1).get_by_label("Supported", exact=True).check()
+    cards.nth(1).locator("[data-move='up']").click()
+    assert cards.nth(0).get_by_label("Supported", exact=True).is_checked()
+    assert cards.nth(1).get_by_label("Refuted", exact=True).is_checked()
+    cards.nth(1).locator("input[name$='-speaker']").click()
+    wait_for_save(page)
+    task = Task.objects.get(annotator=annotator)
+    assert [(c["text"], c["fact_checker_label"]) for c in task.draft["claims"]] == [
+        ("Second claim.", "Supported"),
+        ("First claim.", "Refuted"),
+    ]

@@ -216,3 +216,33 @@ def test_the_phase_2_screen_fits_a_phone(new_page, p2_claim, tmp_path):
     flows.start_next(page, Phase.QUESTIONS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "phase2-phone", tmp_path)
+
+
+def test_moving_a_question_keeps_every_answer_kind(new_page, p2_claim, annotator):
+    page = new_page(DESKTOP)
+    sign_in(page, "alice")
+    flows.start_next(page, Phase.QUESTIONS)
+    flows.write_question(
+        page,
+        0,
+        "Was it announced?",
+        kind="Boolean",
+        text="Yes",
+        url="https://a.example/1",
+        explanation="It was announced.",
+    )
+    flows.write_question(page, 1, "How much?", text="2.1 million", url="https://a.example/2")
+    page.locator("[data-question]").nth(1).locator("[data-move-question='up']").click()
+    page.locator("#id_claim_correction").click()
+    page.locator("#save-status", has_text="Draft saved").wait_for(timeout=15000)
+    task = claim_task(annotator)
+    assert [
+        (q["text"], q["answers"][0]["answer_type"], q["answers"][0]["text"])
+        for q in task.draft["questions"]
+    ] == [("How much?", "Extractive", "2.1 million"), ("Was it announced?", "Boolean", "Yes")]
+
+
+def claim_task(annotator):
+    from annotation.models import Task
+
+    return Task.objects.get(annotator=annotator, phase=Phase.QUESTIONS)
