@@ -56,11 +56,24 @@ def claimable_pool(annotator: User, phase: int) -> QuerySet[Task]:
 
 
 def start(task: Task) -> Task:
-    """Open a held task: a manager's assignment starts its lease when first opened."""
-    task.status = Task.Status.IN_PROGRESS
+    """Open a held task: a manager's assignment starts its lease when first opened.
+
+    Conditional, so a task released or expired a moment ago is not revived.
+    """
     task.opened_at = task.opened_at or timezone.now()
     task.extend_lease()
-    task.save(update_fields=["status", "opened_at", "last_activity_at", "lease_expires_at"])
+    started = Task.objects.filter(
+        pk=task.pk, status__in=(Task.Status.ASSIGNED, Task.Status.IN_PROGRESS)
+    ).update(
+        status=Task.Status.IN_PROGRESS,
+        opened_at=task.opened_at,
+        last_activity_at=task.last_activity_at,
+        lease_expires_at=task.lease_expires_at,
+    )
+    if started:
+        task.status = Task.Status.IN_PROGRESS
+    else:
+        task.refresh_from_db()
     return task
 
 
@@ -106,7 +119,9 @@ def next_task(annotator: User, phase: int) -> Task:
         raise NoTaskAvailable(f"You are not qualified for phase {phase}; ask a manager.")
     current_id, limit = _standing(annotator, phase)
     if current_id is not None:
-        return start(Task.objects.get(pk=current_id))
+        current = start(Task.objects.get(pk=current_id))
+        if current.status == Task.Status.IN_PROGRESS:
+            return current
     if limit is not None and counted_tasks(annotator, phase).count() >= limit:
         raise NoTaskAvailable(f"You have reached your quota for phase {phase}. Thank you!")
     claim = _claim_in_one_statement if connection.vendor == "postgresql" else _claim_with_orm

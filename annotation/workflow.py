@@ -149,6 +149,15 @@ def _lock_open_task(task: Task, phase: int) -> Task | None:
     return locked
 
 
+def _already_submitted(task: Task, result: str):
+    """What a repeated submit returns: the first submission's result. A task closed another
+    way (a report) has none, and says so."""
+    found = getattr(Task.objects.get(pk=task.pk), result, None)
+    if found is None:
+        raise WorkflowError(f"task {task.pk} was closed without this kind of submission")
+    return found
+
+
 def _close(task: Task) -> None:
     now = timezone.now()
     task.status = Task.Status.SUBMITTED
@@ -309,10 +318,12 @@ def submit_evidence(task: Task, data: EvidenceData) -> EvidenceRound:
     """P2: store the question-answer pairs and verdict; the claim goes to the quality check."""
     locked = _lock_open_task(task, Phase.QUESTIONS)
     if locked is None:
-        return task.evidence_round
+        return _already_submitted(task, "evidence_round")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     if not locked.is_agreement_sample and claim.state != Claim.State.QUESTIONS:
         raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not waiting for P2")
+    if claim.state == Claim.State.EXCLUDED:
+        raise WorkflowError(f"claim {claim.pk} was excluded: {claim.exclusion_reason}")
     evidence = _store_evidence(locked, claim, data)
     _close(locked)
     if locked.is_agreement_sample:
@@ -329,7 +340,7 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     """P4: store the revised pairs and verdict; the claim goes to post-control."""
     locked = _lock_open_task(task, Phase.DISPUTE)
     if locked is None:
-        return task.evidence_round
+        return _already_submitted(task, "evidence_round")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     if claim.state != Claim.State.DISPUTE:
         raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in dispute")
@@ -366,6 +377,10 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     _close(locked)
     if locked.is_agreement_sample:
         return claim
+    # Nobody should spend their one turn at this article on a claim that left the work.
+    claim.tasks.filter(status__in=Task.OPEN_STATUSES).exclude(pk=locked.pk).update(
+        status=Task.Status.CANCELLED
+    )
     claim.exclusion_reason = f"reported in P{locked.phase}: {REPORT_REASONS[reason]}" + (
         f" ({note.strip()})" if note.strip() else ""
     )
@@ -459,7 +474,7 @@ def submit_quality_check(task: Task, data: QualityVerdict):
     """P3: a blind verdict. Agreement with P2 accepts the claim; anything else is a dispute."""
     locked = _lock_open_task(task, Phase.QUALITY_CHECK)
     if locked is None:
-        return task.quality_check
+        return _already_submitted(task, "quality_check")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     evidence = locked.evidence_shown()
     if evidence is None:
@@ -484,7 +499,7 @@ def submit_post_control(task: Task, data: QualityVerdict):
     """P5: a blind verdict on P4's evidence. Agreement accepts; anything else discards."""
     locked = _lock_open_task(task, Phase.POST_CONTROL)
     if locked is None:
-        return task.quality_check
+        return _already_submitted(task, "quality_check")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     if claim.state != Claim.State.POST_CONTROL:
         raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P5")

@@ -46,6 +46,16 @@ def own_search_task(user, pk: int) -> Task:
     return task
 
 
+def _task_for(request: Request, data: dict) -> Task | None:
+    """The caller's P2/P4 task the search is for. Annotators always search from one, so a
+    quality checker (P3, P5) cannot search at all; managers and researchers may search freely."""
+    if "task" in data:
+        return own_search_task(request.user, data["task"])
+    if request.user.is_manager or request.user.is_researcher:
+        return None
+    raise PermissionDenied("Search from one of your P2 or P4 tasks (give its id as task).")
+
+
 def _error(exc: Exception, code: int, **headers: str) -> Response:
     return Response({"detail": str(exc)}, status=code, headers=headers or None)
 
@@ -65,7 +75,7 @@ def search(request: Request) -> Response:
     form = SearchQuerySerializer(data=request.query_params)
     form.is_valid(raise_exception=True)
     data = form.validated_data
-    task = own_search_task(request.user, data["task"]) if "task" in data else None
+    task = _task_for(request, data)
     try:
         page = service.search(
             data["q"],
@@ -104,7 +114,7 @@ def open_page(request: Request) -> Response:
     form = OpenPageSerializer(data=request.data)
     form.is_valid(raise_exception=True)
     data = form.validated_data
-    task = own_search_task(request.user, data["task"]) if "task" in data else None
+    task = _task_for(request, data)
     search_log = None
     if "search" in data:
         search_log = SearchLog.objects.filter(pk=data["search"], user=request.user).first()

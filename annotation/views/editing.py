@@ -70,7 +70,9 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         task.save_draft(draft, version=version)
     except StaleDraft:
+        # Either another tab saved newer work, or the task is no longer this annotator's.
         context["conflict"] = True
+        context["closed"] = task.status != Task.Status.IN_PROGRESS
         return render(request, "annotation/_save_status.html", context, status=409)
     context["saved_at"] = timezone.localtime()
     context.update(draft_warnings(task, draft))

@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from annotation import accounts, assignment, workflow
@@ -183,7 +184,10 @@ def release(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Task {pk} is back in the pool.")
-    return redirect(request.POST.get("next") or "annotation:tasks")
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):
+        back = "annotation:tasks"
+    return redirect(back)
 
 
 @require_POST

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -12,7 +14,7 @@ from django_countries import countries
 from annotation import assignment, workflow
 from annotation.checks import wording_warnings
 from annotation.dates import DateNotUnderstood, earliest_date
-from annotation.forms.phase1 import SkipForm, claim_formset
+from annotation.forms.phase1 import SkipForm, claim_formset, draft_from_post
 from annotation.guidelines import (
     CLAIM_TYPE_HELP,
     P1_GUIDE,
@@ -21,7 +23,7 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
-from annotation.models import Task
+from annotation.models import StaleDraft, Task
 from annotation.views.editing import own_task_or_404
 from annotation.vocabulary import Phase, exclusion_reason
 from search_proxy.webaddress import archive_timestamp, unwrap_archive_url
@@ -80,10 +82,12 @@ def submit(request: HttpRequest, pk: int) -> HttpResponse:
     if task.status == Task.Status.SUBMITTED:
         return redirect("annotation:task", pk=task.pk)
     formset = claim_formset(request.POST)
+    draft = draft_from_post(request.POST)
     if str(task.draft_version) != request.POST.get("draft_version"):
         context = _context(request, task, formset, stale=True)
         return render(request, TEMPLATE, context, status=409)
     if not formset.is_valid():
+        _keep(task, draft)
         return render(request, TEMPLATE, _context(request, task, formset), status=422)
     claims = [form.normalised_claim() for form in formset.forms]
     stopping = [
@@ -92,6 +96,7 @@ def submit(request: HttpRequest, pk: int) -> HttpResponse:
         if (reason := exclusion_reason(c.claim_types, c.fact_checking_strategies))
     ]
     if stopping and not request.POST.get("confirm_exclusion"):
+        _keep(task, draft)
         return render(request, TEMPLATE, _context(request, task, formset, stopping=stopping))
     try:
         workflow.submit_normalisation(task, claims)
@@ -100,6 +105,12 @@ def submit(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("annotation:control-panel")
     messages.success(request, f"Saved {len(claims)} claim(s). Here is your next article.")
     return _next_or_panel(request)
+
+
+def _keep(task: Task, draft: dict) -> None:
+    """Save what was posted before showing it again with its errors, so a reload keeps it."""
+    with contextlib.suppress(StaleDraft):
+        task.save_draft(draft, version=task.draft_version)
 
 
 @require_POST

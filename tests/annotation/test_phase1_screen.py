@@ -125,6 +125,8 @@ def test_missing_required_fields_are_errors_on_the_fields(logged_in, p1_task):
     }
     assert response.content.decode().count("field invalid") >= 3
     assert not Claim.objects.exists()
+    p1_task.refresh_from_db()
+    assert p1_task.draft["claims"][0]["speaker"] == "A councillor"  # kept for a reload
 
 
 def test_a_date_as_written_fills_an_empty_claim_date_with_its_earliest_day(logged_in, p1_task):
@@ -162,7 +164,9 @@ def test_choices_that_exclude_a_claim_ask_for_confirmation_first(logged_in, p1_t
     assert response.status_code == 200
     assert b"Some claims will stop here" in response.content
     assert not Claim.objects.exists()
-    logged_in.post(url, {**data, "confirm_exclusion": "1"})
+    # The confirmation page saved the draft; the form it shows carries the new version.
+    assert 'id="draft-version" value="1"' in response.content.decode()
+    logged_in.post(url, {**data, "confirm_exclusion": "1", "draft_version": "1"})
     assert Claim.objects.get().state == Claim.State.EXCLUDED
 
 
@@ -228,3 +232,15 @@ def test_someone_elses_p1_task_is_not_found(client, second_annotator, p1_task):
 def test_editing_endpoints_need_a_post(logged_in, p1_task):
     for name in ("save-draft", "submit-normalisation", "skip-article", "article-loaded"):
         assert logged_in.get(reverse(f"annotation:{name}", args=[p1_task.pk])).status_code == 405
+
+
+def test_autosave_on_a_task_that_left_the_annotator_says_so(logged_in, p1_task, manager):
+    from annotation import assignment
+
+    assignment.release_task(p1_task, manager)
+    response = logged_in.post(
+        reverse("annotation:save-draft", args=[p1_task.pk]), form_data(claim_fields())
+    )
+    assert response.status_code == 409
+    body = response.content.decode()
+    assert "no longer open for you" in body and "another tab" not in body

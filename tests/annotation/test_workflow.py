@@ -272,3 +272,30 @@ def test_the_fact_checking_article_itself_is_refused_as_a_source(crew, claim_in_
     with pytest.raises(workflow.EvidenceRejected, match="own fact-checking article"):
         workflow.submit_evidence(task, data)
     assert not claim_in_p2.evidence_rounds.exists()
+
+
+def test_reporting_a_claim_cancels_its_other_waiting_tasks(crew, settings):
+    settings.AGREEMENT_SAMPLE_RATE = 1.0
+    steps.new_article()
+    (claim,) = steps.normalise(crew[0])
+    task = steps.take(crew[1], Phase.QUESTIONS)
+    workflow.report_claim(task, "media_claim", "needs the video")
+    claim.refresh_from_db()
+    assert claim.state == Claim.State.EXCLUDED
+    extra = Task.objects.get(claim=claim, is_agreement_sample=True)
+    assert extra.status == Task.Status.CANCELLED
+    with pytest.raises(workflow.WorkflowError, match="closed without"):
+        workflow.submit_evidence(task, steps.evidence())
+
+
+def test_a_released_task_is_not_revived_by_opening_it(crew, manager):
+    from annotation import assignment
+
+    steps.new_article()
+    steps.normalise(crew[0])
+    task = steps.take(crew[1], Phase.QUESTIONS)
+    stale_copy = Task.objects.get(pk=task.pk)
+    assignment.release_task(task, manager)
+    assignment.start(stale_copy)
+    stale_copy.refresh_from_db()
+    assert stale_copy.status == Task.Status.RELEASED

@@ -34,6 +34,14 @@ def api(annotator) -> APIClient:
 
 
 @pytest.fixture
+def researcher_api(db) -> APIClient:
+    """Researchers and managers may search without a task; annotators search from one."""
+    from tests.factories import AnnotatorFactory
+
+    return signed_in(AnnotatorFactory(username="rhea", role="researcher"))
+
+
+@pytest.fixture
 def index(db):
     def add(url, text, published=None):
         Document.objects.create(
@@ -92,9 +100,9 @@ def test_a_date_later_than_the_claim_date_is_not_honoured(api, p2_task, index):
     assert response.json()["before"] == "2020-10-31"
 
 
-def test_without_a_task_the_date_is_required(api, index):
-    assert api.get(SEARCH, {"q": "parks"}).status_code == 400
-    response = api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
+def test_without_a_task_the_date_is_required(researcher_api, index):
+    assert researcher_api.get(SEARCH, {"q": "parks"}).status_code == 400
+    response = researcher_api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
     assert response.status_code == 200
     assert len(response.json()["results"]) == 4
 
@@ -135,11 +143,11 @@ def test_signing_in_is_required():
     assert APIClient().post(OPEN, {"url": "https://example.com/"}).status_code in (401, 403)
 
 
-def test_token_authentication_works(annotator, index):
+def test_token_authentication_works(manager, index):
     from rest_framework.authtoken.models import Token
 
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotator).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=manager).key}")
     assert client.get(SEARCH, {"q": "parks", "before": "2020-11-01"}).status_code == 200
 
 
@@ -148,20 +156,20 @@ def test_wrong_methods_are_405(api):
     assert api.get(OPEN).status_code == 405
 
 
-def test_the_rate_limit_answers_429_with_a_clear_message(api, settings, index):
+def test_the_rate_limit_answers_429_with_a_clear_message(researcher_api, settings, index):
     settings.SEARCH_RATE_LIMIT = 2
     for _ in range(2):
-        assert api.get(SEARCH, {"q": "parks", "before": "2020-11-01"}).status_code == 200
-    response = api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
+        assert researcher_api.get(SEARCH, {"q": "parks", "before": "2020-11-01"}).status_code == 200
+    response = researcher_api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
     assert response.status_code == 429
     assert "Too many searches: at most 2 a minute" in response.json()["detail"]
     assert 1 <= int(response["Retry-After"]) <= 60
 
 
-def test_an_unconfigured_backend_answers_503(api, settings):
+def test_an_unconfigured_backend_answers_503(researcher_api, settings):
     settings.SEARCH_BACKEND = "google"
     settings.GOOGLE_SEARCH_API_KEY = ""
-    response = api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
+    response = researcher_api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
     assert response.status_code == 503
     assert "not configured" in response.json()["detail"]
 
@@ -213,20 +221,20 @@ def test_a_page_that_cannot_be_fetched_is_502(api, p2_task, local_pages):
     assert SearchClick.objects.get().outcome == "failed"
 
 
-def test_opening_someone_elses_search_or_task_is_404(api, p2_task, second_annotator):
+def test_opening_someone_elses_search_or_task_is_404(researcher_api, p2_task, second_annotator):
     theirs = SearchLog.objects.create(
         user=second_annotator, query="x", before=CLAIM_DATE, backend="local"
     )
-    response = api.post(OPEN, {"url": "https://example.com/", "search": theirs.pk})
+    response = researcher_api.post(OPEN, {"url": "https://example.com/", "search": theirs.pk})
     assert response.status_code == 404
-    response = api.post(OPEN, {"url": "https://example.com/", "task": 987654})
+    response = researcher_api.post(OPEN, {"url": "https://example.com/", "task": 987654})
     assert response.status_code == 404
 
 
-def test_opening_pages_is_rate_limited(api, settings):
+def test_opening_pages_is_rate_limited(researcher_api, settings):
     settings.PAGE_FETCH_RATE_LIMIT = 1
-    api.post(OPEN, {"url": "http://10.0.0.1/"})
-    response = api.post(OPEN, {"url": "http://10.0.0.1/"})
+    researcher_api.post(OPEN, {"url": "http://10.0.0.1/"})
+    response = researcher_api.post(OPEN, {"url": "http://10.0.0.1/"})
     assert response.status_code == 429
     assert "opened pages" in response.json()["detail"]
 
@@ -269,3 +277,10 @@ def test_the_results_partial_shows_the_marks(claim, monkeypatch):
     assert "fact-checker: not allowed as evidence" in html
     assert 'rel="noopener noreferrer nofollow"' in html
     assert "30 Oct 2020" in html
+
+
+def test_an_annotator_searches_only_from_one_of_their_tasks(api, index):
+    response = api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
+    assert response.status_code == 403
+    assert "P2 or P4 tasks" in response.json()["detail"]
+    assert api.post(OPEN, {"url": "https://example.com/"}).status_code == 403
