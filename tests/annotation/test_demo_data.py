@@ -16,6 +16,12 @@ def test_the_demo_accepts_the_400_earliest_claims_and_queues_the_other_articles(
     assert all(a.claimreview_date >= latest_accepted for a in waiting)
     assert User.objects.filter(role=User.Role.MANAGER).count() == 1
     assert User.objects.filter(role=User.Role.ANNOTATOR).count() == 6
+    # The evidence pages of the waiting claims are searchable for Phase 2.
+    from search_proxy.models import Document
+
+    demo_pages = Document.objects.filter(corpus="demo")
+    assert demo_pages.count() > 50
+    assert all(d.text for d in demo_pages[:20])
 
 
 def test_the_demo_passwords_it_prints_let_people_sign_in(tmp_path, db, client):

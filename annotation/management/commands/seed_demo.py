@@ -78,6 +78,10 @@ class Command(BaseCommand):
             for r in waiting
         ]
         intake = import_articles(rows, batch_name="demo: articles for Phase 1", source_file=origin)
+        # The pages their evidence came from, so Phase 2 annotators find something to cite.
+        from search_proxy.indexing import file_evidence, index_records
+
+        index_records(file_evidence(waiting), corpus="demo")
         self.stdout.write(
             self.style.SUCCESS(
                 f"{report.claims} accepted claims; {intake.created} articles waiting for Phase 1 "
