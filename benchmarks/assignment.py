@@ -25,17 +25,22 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
 from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.bench_db import (
+    database_name,
+    ensure_database,
+    refuse_unsafe_database,
+    setup_django,
+)
 
 if TYPE_CHECKING:
     from annotation.models import User
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/averitec_bench"
 
 # Each article yields two claims, so an annotator who takes one claim must be passed over
@@ -86,37 +91,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if min(args.claims) < 2 * (args.requests + args.threads * args.rounds + WARM_UP_REQUESTS):
         parser.error("each pool size must hold at least twice the claims the scenarios take")
     return args
-
-
-def database_name(url: str) -> str:
-    return urlsplit(url).path.lstrip("/")
-
-
-def refuse_unsafe_database(name: str) -> None:
-    # The benchmark truncates tables: it must never run against the app's or a test database.
-    if "bench" not in name or name == "averitec" or name.startswith("test"):
-        sys.exit(f"refusing to use database {name!r}: its name must contain 'bench'")
-
-
-def ensure_database(url: str, name: str) -> None:
-    with psycopg.connect(make_conninfo(url, dbname="postgres"), autocommit=True) as conn:
-        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            return
-        print(f"creating database {name}")
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-
-
-def setup_django(url: str) -> None:
-    # Settings read DATABASE_URL at import, so it is set before django.setup(); an inherited
-    # value pointing at the app's database is overridden on purpose.
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    os.environ["DATABASE_URL"] = url
-    sys.path.insert(0, str(PROJECT_ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", interactive=False, verbosity=0)
 
 
 # --- Loading a pool ----------------------------------------------------------------------

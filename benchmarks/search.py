@@ -43,13 +43,20 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.bench_db import (
+    database_name,
+    ensure_database,
+    refuse_unsafe_database,
+    setup_django,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/averitec_search_bench"
@@ -109,36 +116,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.docs < 1000 or args.words < 10 or args.vocabulary <= STOP_WORD_RANKS * 2:
         parser.error("use at least 1000 documents, 10 words and 200 vocabulary words")
     return args
-
-
-def database_name(url: str) -> str:
-    return urlsplit(url).path.lstrip("/")
-
-
-def refuse_unsafe_database(name: str) -> None:
-    # The benchmark empties the document table: never the app's or a test database.
-    if "bench" not in name or name == "averitec" or name.startswith("test"):
-        sys.exit(f"refusing to use database {name!r}: its name must contain 'bench'")
-
-
-def ensure_database(url: str, name: str) -> None:
-    with psycopg.connect(make_conninfo(url, dbname="postgres"), autocommit=True) as conn:
-        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            return
-        print(f"creating database {name}")
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-
-
-def setup_django(url: str) -> None:
-    """Django on the benchmark database, migrated: the schema is the app's own."""
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    os.environ["DATABASE_URL"] = url
-    sys.path.insert(0, str(PROJECT_ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", interactive=False, verbosity=0)
 
 
 # --- Synthetic corpus ----------------------------------------------------------------------
