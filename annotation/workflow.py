@@ -124,6 +124,15 @@ def _move(claim: Claim, to_state: str, *, task=None, actor=None, reason="") -> N
     _record(claim, to_state, from_state=from_state, task=task, actor=actor, reason=reason)
 
 
+def _move_article(article: Article, to_state: str, task: Task, reason: str) -> None:
+    from_state = article.state
+    article.state = to_state
+    article.save()
+    _record(
+        article, to_state, from_state=from_state, task=task, actor=task.annotator, reason=reason
+    )
+
+
 def _pool(phase: int, claim: Claim, *, priority: int = 0, agreement: bool = False) -> Task:
     return Task.objects.create(
         phase=phase,
@@ -225,17 +234,7 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
             if claim.is_agreement_sample:
                 _pool(Phase.QUESTIONS, claim, agreement=True)
         created.append(claim)
-    from_state = article.state
-    article.state = Article.State.NORMALISED
-    article.save()
-    _record(
-        article,
-        article.state,
-        from_state=from_state,
-        task=locked,
-        actor=locked.annotator,
-        reason=f"split into {len(created)} claim(s)",
-    )
+    _move_article(article, Article.State.NORMALISED, locked, f"split into {len(created)} claim(s)")
     _close(locked)
     return created
 
@@ -251,19 +250,10 @@ def skip_article(task: Task, reason: str, note: str = "") -> Article:
     article = Article.objects.select_for_update().get(pk=task.article_id)
     if locked is None:
         return article
-    from_state = article.state
-    article.state = Article.State.SKIPPED
     article.skip_reason = reason
     article.skip_note = note.strip()
-    article.save()
-    _record(
-        article,
-        article.state,
-        from_state=from_state,
-        task=locked,
-        actor=locked.annotator,
-        reason=f"{article.get_skip_reason_display()}{': ' + article.skip_note if note else ''}",
-    )
+    why = f"{article.get_skip_reason_display()}{': ' + article.skip_note if note else ''}"
+    _move_article(article, Article.State.SKIPPED, locked, why)
     _close(locked)
     return article
 

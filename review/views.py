@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import assignment, workflow
+from annotation import workflow
 from annotation.guidelines import (
     CHECK_GUIDE,
     JUSTIFICATION_HELP,
@@ -24,7 +24,7 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import Claim, StaleDraft, Task
-from annotation.views.editing import own_task_or_404
+from annotation.views.editing import next_task_or_panel, own_task_or_404
 from annotation.views.manage import manager_required
 from annotation.vocabulary import Phase
 from review.forms import (
@@ -158,12 +158,7 @@ def submit_check(request: HttpRequest, pk: int) -> HttpResponse:
             request, TEMPLATE, _context(request, task, draft, {"form": str(exc)}), status=422
         )
     messages.success(request, "Thank you, your check is handed in.")
-    try:
-        following = assignment.next_task(request.user, task.phase)
-    except assignment.NoTaskAvailable as reason:
-        messages.info(request, str(reason))
-        return redirect("annotation:control-panel")
-    return redirect("annotation:task", pk=following.pk)
+    return next_task_or_panel(request, task.phase)
 
 
 # --- Managers ----------------------------------------------------------------------------

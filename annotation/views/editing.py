@@ -20,6 +20,22 @@ def own_task_or_404(user, pk: int) -> Task:
     return get_object_or_404(Task.objects.select_related("claim", "article"), pk=pk, annotator=user)
 
 
+def next_task_or_panel(request: HttpRequest, phase: int) -> HttpResponse:
+    """After a hand-in: straight on to the next task of the phase, or back to the panel
+    saying why there is none."""
+    from django.contrib import messages
+    from django.shortcuts import redirect
+
+    from annotation import assignment
+
+    try:
+        task = assignment.next_task(request.user, phase)
+    except assignment.NoTaskAvailable as reason:
+        messages.info(request, str(reason))
+        return redirect("annotation:control-panel")
+    return redirect("annotation:task", pk=task.pk)
+
+
 def draft_parsers():
     from annotation.forms import evidence, phase1
     from review import forms as check

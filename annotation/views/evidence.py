@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import assignment, workflow
+from annotation import workflow
 from annotation.evidence import blocking, evidence_problems
 from annotation.forms.evidence import (
     blank_answer,
@@ -28,7 +28,7 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import Claim, StaleDraft, Task
-from annotation.views.editing import own_task_or_404
+from annotation.views.editing import next_task_or_panel, own_task_or_404
 from annotation.views.phase1 import article_links
 from annotation.vocabulary import AnswerType, Phase, SourceMedium, Verdict
 
@@ -164,7 +164,7 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect("annotation:task", pk=task.pk)
     messages.success(request, "Thank you, your questions and answers are handed in.")
-    return _next_or_panel(request, task.phase)
+    return next_task_or_panel(request, task.phase)
 
 
 @require_POST
@@ -181,16 +181,7 @@ def report(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect("annotation:task", pk=task.pk)
     messages.success(request, "Thanks, the claim is reported to the managers.")
-    return _next_or_panel(request, task.phase)
-
-
-def _next_or_panel(request: HttpRequest, phase: int) -> HttpResponse:
-    try:
-        task = assignment.next_task(request.user, phase)
-    except assignment.NoTaskAvailable as reason:
-        messages.info(request, str(reason))
-        return redirect("annotation:control-panel")
-    return redirect("annotation:task", pk=task.pk)
+    return next_task_or_panel(request, task.phase)
 
 
 @require_GET

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
 
-from annotation import assignment, workflow
+from annotation import workflow
 from annotation.checks import wording_warnings
 from annotation.dates import DateNotUnderstood, earliest_date
 from annotation.forms.phase1 import SkipForm, claim_formset, draft_from_post
@@ -24,7 +24,7 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import StaleDraft, Task
-from annotation.views.editing import own_task_or_404
+from annotation.views.editing import next_task_or_panel, own_task_or_404
 from annotation.vocabulary import Phase, exclusion_reason
 from search_proxy.webaddress import archive_timestamp, unwrap_archive_url
 
@@ -104,7 +104,7 @@ def submit(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect("annotation:control-panel")
     messages.success(request, f"Saved {len(claims)} claim(s). Here is your next article.")
-    return _next_or_panel(request)
+    return next_task_or_panel(request, Phase.NORMALISATION)
 
 
 def _keep(task: Task, draft: dict) -> None:
@@ -126,16 +126,7 @@ def skip(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, TEMPLATE, context, status=422)
     workflow.skip_article(task, form.cleaned_data["reason"], form.cleaned_data["note"])
     messages.success(request, "Thanks, the article is reported. Here is your next one.")
-    return _next_or_panel(request)
-
-
-def _next_or_panel(request: HttpRequest) -> HttpResponse:
-    try:
-        task = assignment.next_task(request.user, Phase.NORMALISATION)
-    except assignment.NoTaskAvailable as reason:
-        messages.info(request, str(reason))
-        return redirect("annotation:control-panel")
-    return redirect("annotation:task", pk=task.pk)
+    return next_task_or_panel(request, Phase.NORMALISATION)
 
 
 @require_GET

@@ -58,3 +58,13 @@ def plain_text(value: object) -> str:
 
 def first_rank(page: int) -> int:
     return (page - 1) * RESULTS_PER_PAGE + 1
+
+
+class ConfiguredBackend:
+    """Shared by the backends: available exactly when nothing is missing."""
+
+    def unavailable_reason(self) -> str:
+        raise NotImplementedError
+
+    def available(self) -> bool:
+        return not self.unavailable_reason()

@@ -19,6 +19,7 @@ from django.conf import settings
 
 from search_proxy.backends.base import (
     RESULTS_PER_PAGE,
+    ConfiguredBackend,
     SearchResult,
     SearchUnavailable,
     first_rank,
@@ -31,7 +32,7 @@ class BraveUnavailable(SearchUnavailable):
     """Brave search cannot answer: no key, quota, an error answer, a timeout."""
 
 
-class BraveBackend:
+class BraveBackend(ConfiguredBackend):
     name = "brave"
 
     def __init__(
@@ -45,9 +46,6 @@ class BraveBackend:
         if not self.api_key:
             return "Brave search is not configured (BRAVE_SEARCH_API_KEY is empty)."
         return ""
-
-    def available(self) -> bool:
-        return not self.unavailable_reason()
 
     def request_params(
         self, query: str, *, before: date, country: str | None, page: int

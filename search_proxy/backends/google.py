@@ -23,6 +23,7 @@ from django.conf import settings
 
 from search_proxy.backends.base import (
     RESULTS_PER_PAGE,
+    ConfiguredBackend,
     SearchResult,
     SearchUnavailable,
     first_rank,
@@ -52,7 +53,7 @@ _DATE_TAGS = (
 _SNIPPET_DATE_SEPARATOR = " ... "
 
 
-class GoogleBackend:
+class GoogleBackend(ConfiguredBackend):
     name = "google"
 
     def __init__(
@@ -73,9 +74,6 @@ class GoogleBackend:
         if not self.engine_id:
             return "Google search is not configured (GOOGLE_SEARCH_ENGINE_ID is empty)."
         return ""
-
-    def available(self) -> bool:
-        return not self.unavailable_reason()
 
     def request_params(
         self, query: str, *, before: date, country: str | None, page: int

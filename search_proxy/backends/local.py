@@ -20,7 +20,13 @@ from datetime import date
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 
-from search_proxy.backends.base import RESULTS_PER_PAGE, SearchResult, SearchUnavailable, first_rank
+from search_proxy.backends.base import (
+    RESULTS_PER_PAGE,
+    ConfiguredBackend,
+    SearchResult,
+    SearchUnavailable,
+    first_rank,
+)
 from search_proxy.dates import DateSource
 
 SNIPPET_WORDS = 40
@@ -86,16 +92,13 @@ class LocalUnavailable(SearchUnavailable):
     """The local index cannot answer (an unsupported database, a database error)."""
 
 
-class LocalBackend:
+class LocalBackend(ConfiguredBackend):
     name = "local"
 
     def unavailable_reason(self) -> str:
         if connection.vendor not in ("postgresql", "sqlite"):
             return f"The local index needs PostgreSQL or SQLite, not {connection.vendor}."
         return ""
-
-    def available(self) -> bool:
-        return not self.unavailable_reason()
 
     def search(
         self, query: str, *, before: date, country: str | None = None, page: int = 1
