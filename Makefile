@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-sqlite screenshots install nltk lint format migrations-check clean
+.PHONY: demo test test-fast test-sqlite screenshots install nltk lint format migrations-check clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt scripts/system_packages.sh
 	PYTHON=$(PYTHON) scripts/system_packages.sh
@@ -27,6 +27,10 @@ demo: install nltk
 test: install nltk
 	WITH_BROWSER=1 PYTHON=$(PYTHON) scripts/system_packages.sh
 	DATABASE_URL="$$(scripts/test_database.sh)" $(PY) -m pytest $(PYTEST_ARGS)
+
+# The quick loop: everything but the browser, race and real-worker tests (pytest markers).
+test-fast: install nltk
+	DATABASE_URL="$$(scripts/test_database.sh)" $(PY) -m pytest -m "not browser and not race and not real_worker" $(PYTEST_ARGS)
 
 test-sqlite: install nltk
 	WITH_BROWSER=1 PYTHON=$(PYTHON) scripts/system_packages.sh

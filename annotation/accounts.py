@@ -111,3 +111,15 @@ def update_account(
             user=user.username,
             changes={k: [str(v[0]), str(v[1])] for k, v in changed.items()},
         )
+
+
+@transaction.atomic
+def qualify(user: User, phase: int, manager: User) -> None:
+    """Add one phase to an account's qualifications (the stuck-work fix of the dashboard)."""
+    if not user.is_active:
+        raise AccountError(f"{user.username} is deactivated; activate the account first")
+    if int(phase) in user.qualified_phases:
+        return
+    user.qualified_phases = sorted({*user.qualified_phases, int(phase)})
+    user.save(update_fields=["qualified_phases"])
+    audit(manager, "account", f"qualified {user.username} for phase {phase}", user=user.username)

@@ -10,8 +10,10 @@ from annotation.models import (
     Claim,
     EvidenceRound,
     PhaseQuota,
+    QualificationThresholds,
     Question,
     Task,
+    TrainingAnswer,
     Transition,
     User,
 )
@@ -126,3 +128,23 @@ class AuditEntryAdmin(admin.ModelAdmin):
 @admin.register(AgreementSampling)
 class AgreementSamplingAdmin(admin.ModelAdmin):
     list_display = ("rate", "changed_by", "changed_at")
+
+
+@admin.register(QualificationThresholds)
+class QualificationThresholdsAdmin(admin.ModelAdmin):
+    list_display = (
+        "changed_at",
+        "type_strategy_f1",
+        "min_qa_pairs",
+        "verdict_accuracy",
+        "items_per_phase",
+        "changed_by",
+    )
+
+
+@admin.register(TrainingAnswer)
+class TrainingAnswerAdmin(admin.ModelAdmin):
+    list_display = ("annotator", "phase", "claim", "created_at")
+    list_filter = ("phase",)
+    raw_id_fields = ("annotator", "claim")
+    readonly_fields = ("answer", "score")

@@ -7,7 +7,8 @@ workflow, and responds. Status codes beyond the usual 400/401/404/405:
 - 409 `{"detail": ...}` when "next" has no task to give (NoTaskAvailable: nothing waiting,
   quota reached or not qualified), and when the workflow refuses a submission in the task's
   current state (WorkflowError: expired, released, assigned but not opened yet...);
-- 409 `{"detail", "draft_version", "status"}` when a draft save is stale (StaleDraft).
+- 409 `{"detail", "draft_version", "status", "draft", "saved_at"}` when a draft save, or a
+  submission that names its `draft_version`, is stale (StaleDraft): the latest content comes along.
 
 Submitting a task that is already submitted answers 200 with what it produced the first time.
 """
@@ -26,6 +27,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import assignment, workflow
+from annotation.blindness import EVIDENCE_PHASES
 from annotation.models import Article, StaleDraft, Task
 from annotation.serializers import (
     SUBMIT_SERIALIZERS,
@@ -74,15 +76,6 @@ SUBMISSION = PolymorphicProxySerializer(
 )
 CONFLICT = OpenApiResponse(ErrorSerializer, description="The workflow refuses this now.")
 
-EVIDENCE_SUBMITTERS = {
-    Phase.QUESTIONS: workflow.submit_evidence,
-    Phase.DISPUTE: workflow.submit_dispute_resolution,
-}
-CHECK_SUBMITTERS = {
-    Phase.QUALITY_CHECK: workflow.submit_quality_check,
-    Phase.POST_CONTROL: workflow.submit_post_control,
-}
-
 
 def task_page(task: Task) -> dict:
     serializer = TASK_PAGE_SERIALIZERS[task.phase]
@@ -96,7 +89,7 @@ def _submit(task: Task, form: Serializer) -> dict:
             workflow.skip_article(task, **form.validated_data["skip"])
             claims = None
         else:
-            claims = workflow.submit_normalisation(task, form.to_workflow())
+            claims = workflow.submit(task, form.to_workflow())
         article = Article.objects.get(pk=task.article_id)
         result = {
             "article_state": article.state,
@@ -104,11 +97,10 @@ def _submit(task: Task, form: Serializer) -> dict:
             "claims": article.claims.all() if claims is None else claims,
         }
         return NormalisationResultSerializer(result).data
-    if task.phase in EVIDENCE_SUBMITTERS:
-        evidence = EVIDENCE_SUBMITTERS[task.phase](task, form.to_workflow())
-        return EvidenceRoundResultSerializer(evidence).data
-    check = CHECK_SUBMITTERS[task.phase](task, form.to_workflow())
-    return QualityCheckResultSerializer(check).data
+    produced = workflow.submit(task, form.to_workflow())
+    if task.phase in EVIDENCE_PHASES:
+        return EvidenceRoundResultSerializer(produced).data
+    return QualityCheckResultSerializer(produced).data
 
 
 def _stale_draft(latest: Task, sent: int) -> Response:
@@ -121,7 +113,15 @@ def _stale_draft(latest: Task, sent: int) -> Response:
             f"This draft was saved elsewhere since version {sent}; the latest is version "
             f"{latest.draft_version}. Load it before saving again."
         )
-    body = {"detail": detail, "draft_version": latest.draft_version, "status": latest.status}
+    # The caller gets what it needs to show both versions and let the annotator choose;
+    # saving that choice means sending the new `draft_version`.
+    body = {
+        "detail": detail,
+        "draft_version": latest.draft_version,
+        "status": latest.status,
+        "draft": latest.draft,
+        "saved_at": latest.last_activity_at,
+    }
     return Response(body, status=status.HTTP_409_CONFLICT)
 
 
@@ -205,13 +205,23 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         description="The payload depends on the phase: P1 `claims` or `skip`; P2 and P4 "
         "`questions` and `verdict` (P4 sends the whole revised set); P3 and P5 `verdict`, "
         "`justification`, `unreadable`, `flags` (P5 may also say 'Claim too vague'). "
-        "Submitting again answers with what the first submission produced.",
+        "Submitting again answers with what the first submission produced. Send "
+        "`draft_version` (the version the content builds on) to have a submission from a "
+        "client that fell behind refused with 409 and the latest version, as a draft save is.",
         request=SUBMISSION,
         responses={200: SubmittedTaskSerializer, 409: CONFLICT},
     )
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str | None = None) -> Response:
         task = self.get_object()
+        sent = request.data.get("draft_version") if hasattr(request.data, "get") else None
+        if (
+            sent is not None
+            and task.status == Task.Status.IN_PROGRESS
+            and str(sent) != str(task.draft_version)
+        ):
+            # A client that says which version it builds on is held to it, as the screens are.
+            return _stale_draft(task, sent)
         form = SUBMIT_SERIALIZERS[task.phase](
             data=request.data, context={"evidence": task.evidence_shown(), "task": task}
         )

@@ -17,6 +17,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import PhaseQuota, Task, User
+from annotation.vocabulary import Phase
 from annotation.workflow import WorkflowError, audit
 
 # A claim attempt only fails when the same annotator races themselves for two claims of one
@@ -122,6 +123,15 @@ def next_task(annotator: User, phase: int) -> Task:
         current = start(Task.objects.get(pk=current_id))
         if current.status == Task.Status.IN_PROGRESS:
             return current
+    # Work whose lease lapsed and that nobody took since comes back first, with its draft.
+    lapsed = (
+        Task.objects.filter(annotator=annotator, phase=phase, status=Task.Status.EXPIRED)
+        .filter(replaced_by__status=Task.Status.POOLED, replaced_by__annotator__isnull=True)
+        .order_by("-lease_expires_at")
+        .first()
+    )
+    if lapsed is not None and reclaim_lapsed(lapsed):
+        return lapsed
     if limit is not None and counted_tasks(annotator, phase).count() >= limit:
         raise NoTaskAvailable(f"You have reached your quota for phase {phase}. Thank you!")
     claim = _claim_in_one_statement if connection.vendor == "postgresql" else _claim_with_orm
@@ -223,6 +233,12 @@ def expire_lapsed_leases(now=None) -> int:
     return expired
 
 
+# Phases whose unsent draft the next annotator starts from when a task changes hands. The
+# blind checks (P3, P5) are not among them: a verdict must be the checker's own, so the next
+# checker starts blank and the lapsed draft stays on the old task for managers to see.
+DRAFT_TRAVELS = (Phase.NORMALISATION, Phase.QUESTIONS, Phase.DISPUTE)
+
+
 def _replacement(task: Task) -> Task:
     return Task.objects.create(
         phase=task.phase,
@@ -231,7 +247,35 @@ def _replacement(task: Task) -> Task:
         priority=task.priority,
         is_agreement_sample=task.is_agreement_sample,
         replaces=task,
+        draft=task.draft if task.phase in DRAFT_TRAVELS else {},
     )
+
+
+def reclaim_lapsed(task: Task) -> bool:
+    """Give a task whose lease lapsed back to its annotator, draft and version intact, if
+    nobody has taken its replacement yet. True when it is theirs again.
+
+    Called when they show they are still at it (an autosave from their open tab, or "Start
+    next"), so a lapse never costs work to someone who was only slow. A manager's release is
+    a decision and is never undone here.
+    """
+    with transaction.atomic():
+        task = Task.objects.select_for_update().get(pk=task.pk)
+        if task.status != Task.Status.EXPIRED:
+            return task.status == Task.Status.IN_PROGRESS
+        waiting = (
+            Task.objects.select_for_update()
+            .filter(replaces=task, status=Task.Status.POOLED, annotator__isnull=True)
+            .first()
+        )
+        if waiting is None:
+            return False
+        # Nobody ever held the replacement: removing it leaves no trace to keep.
+        waiting.delete()
+        task.status = Task.Status.IN_PROGRESS
+        task.extend_lease()
+        task.save(update_fields=["status", "last_activity_at", "lease_expires_at"])
+    return True
 
 
 # --- Manager actions -------------------------------------------------------------------
@@ -271,7 +315,18 @@ def reassign_task(task: Task, annotator: User, manager: User) -> Task:
     return task
 
 
+def assignable_annotators() -> QuerySet[User]:
+    """Accounts a manager may hand work to: active annotators, never managers or researchers."""
+    return User.objects.filter(
+        is_active=True, role=User.Role.ANNOTATOR, is_superuser=False
+    ).order_by("username")
+
+
 def _check_can_receive(annotator: User, task: Task) -> None:
+    if not annotator.takes_handed_out_work:
+        raise WorkflowError(
+            f"{annotator} is not an annotator account; only annotators receive work"
+        )
     if not annotator.is_qualified_for(task.phase):
         raise WorkflowError(f"{annotator} is not qualified for phase {task.phase}")
     if Task.objects.filter(annotator=annotator, article_id=task.article_id).exists():
@@ -299,7 +354,11 @@ def assign_tasks(
         .values_list("annotator")
         .annotate(n=Count("id"))
     )
-    load = {a: open_counts.get(a.pk, 0) for a in annotators if a.is_qualified_for(phase)}
+    load = {
+        a: open_counts.get(a.pk, 0)
+        for a in annotators
+        if a.takes_handed_out_work and a.is_qualified_for(phase)
+    }
     handed: dict[User, list[Task]] = {a: [] for a in annotators}
     turn = 0
     while count > 0 and load:

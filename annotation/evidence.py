@@ -9,11 +9,13 @@ screen shows without nagging.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from annotation.models import Claim
-from annotation.vocabulary import NO_ANSWER_TEXT, AnswerType, SourceMedium, Verdict
-from annotation.workflow import EvidenceData
+from annotation.submissions import EvidenceData, Problem
+from annotation.vocabulary import NO_ANSWER_TEXT, AnswerType, Phase, SourceMedium, Verdict
+from search_proxy.flags import is_misinformation, source_problem
+from search_proxy.service import source_date_problem
+from search_proxy.webaddress import is_web_address
 
 MAX_ANSWERS_PER_QUESTION = 3
 # The original AVeriTeC tool asked for at least five questions before a claim whose
@@ -21,13 +23,6 @@ MAX_ANSWERS_PER_QUESTION = 3
 MIN_QUESTIONS_ALL_UNANSWERABLE = 5
 METADATA_URL = "metadata"
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    message: str
-    blocking: bool = True
 
 
 def _words(text: str) -> set[str]:
@@ -42,9 +37,38 @@ def restates_claim(question: str, claim_text: str) -> bool:
     return len(asked & claimed) / len(claimed) >= 0.8
 
 
-def evidence_problems(data: EvidenceData, claim: Claim, *, phase: int = 2) -> list[Problem]:
-    from search_proxy.flags import is_misinformation, source_problem
+def source_site_problems(path: str, url: str, claim: Claim) -> list[Problem]:
+    """What is wrong with the site a source address points to: a fact-checker or the claim's
+    own article (refused), a page first seen after the claim date, or a misinformation site
+    (both allowed with a warning).
 
+    The one home of these checks: the editor runs them as soon as an address is entered
+    (annotation:source-check) and again on submit, the API and the workflow on submit.
+    """
+    url = url.strip()
+    if not is_web_address(url):
+        return []
+    refused = source_problem(url, claim.article.url)
+    if refused:
+        return [Problem(path, refused)]
+    problems = []
+    if dated := source_date_problem(url, claim.claim_date):
+        problems.append(Problem(path, dated, blocking=False))
+    if is_misinformation(url):
+        problems.append(
+            Problem(
+                path,
+                "This site is known for misinformation or satire. You may use "
+                "it, but add a second source that confirms the answer.",
+                blocking=False,
+            )
+        )
+    return problems
+
+
+def evidence_problems(
+    data: EvidenceData, claim: Claim, *, phase: int = Phase.QUESTIONS
+) -> list[Problem]:
     problems: list[Problem] = []
     if not data.questions:
         problems.append(Problem("questions", "Add at least one question."))
@@ -80,7 +104,7 @@ def evidence_problems(data: EvidenceData, claim: Claim, *, phase: int = 2) -> li
             )
         if not question.answers:
             problems.append(Problem(f"{where}.answers", "Give at least one answer."))
-        if len(question.answers) > MAX_ANSWERS_PER_QUESTION and phase == 2:
+        if len(question.answers) > MAX_ANSWERS_PER_QUESTION and phase == Phase.QUESTIONS:
             problems.append(
                 Problem(f"{where}.answers", f"At most {MAX_ANSWERS_PER_QUESTION} answers.")
             )
@@ -88,20 +112,9 @@ def evidence_problems(data: EvidenceData, claim: Claim, *, phase: int = 2) -> li
             problems.extend(_answer_problems(f"{where}.answers.{ai}", answer, claim))
             if answer.answer_type != AnswerType.UNANSWERABLE:
                 all_unanswerable = False
-            url = answer.source_url.strip()
-            if url.lower().startswith(("http://", "https://")):
-                refused = source_problem(url, claim)
-                if refused:
-                    problems.append(Problem(f"{where}.answers.{ai}.source_url", refused))
-                elif is_misinformation(url):
-                    problems.append(
-                        Problem(
-                            f"{where}.answers.{ai}.source_url",
-                            "This site is known for misinformation or satire. You may use "
-                            "it, but add a second source that confirms the answer.",
-                            blocking=False,
-                        )
-                    )
+            problems.extend(
+                source_site_problems(f"{where}.answers.{ai}.source_url", answer.source_url, claim)
+            )
     if all_unanswerable and len(data.questions) < MIN_QUESTIONS_ALL_UNANSWERABLE:
         problems.append(
             Problem(
@@ -112,7 +125,7 @@ def evidence_problems(data: EvidenceData, claim: Claim, *, phase: int = 2) -> li
         )
     if data.verdict not in Verdict.values:
         problems.append(Problem("verdict", "Choose a verdict."))
-    elif phase == 4 and data.verdict == Verdict.NOT_ENOUGH_EVIDENCE:
+    elif phase == Phase.DISPUTE and data.verdict == Verdict.NOT_ENOUGH_EVIDENCE:
         problems.append(
             Problem(
                 "verdict",
@@ -147,7 +160,7 @@ def _answer_problems(where: str, answer, claim: Claim) -> list[Problem]:
             )
     elif not url:
         problems.append(Problem(f"{where}.source_url", "Give the address of the source."))
-    elif not url.lower().startswith(("http://", "https://")) and url.lower() != METADATA_URL:
+    elif not is_web_address(url) and url.lower() != METADATA_URL:
         problems.append(
             Problem(f"{where}.source_url", "The source must be a web address (http or https).")
         )

@@ -19,7 +19,8 @@ from django.db import transaction
 
 from annotation.models import Article, Batch, Transition
 from annotation.workflow import open_article_for_normalisation
-from search_proxy.webaddress import normalize_url
+from search_proxy.fetch import queue_snapshots
+from search_proxy.webaddress import is_web_address, normalize_url
 
 COLUMNS = (
     "url",
@@ -139,7 +140,7 @@ def _validate(line: int, raw: dict, problems: list[str]) -> IntakeRow | None:
     url = text("url")
     if not url:
         problems.append(f"line {line}, field 'url': is missing")
-    elif not url.lower().startswith(("http://", "https://")):
+    elif not is_web_address(url):
         problems.append(f"line {line}, field 'url': must start with http:// or https://")
     dates = {}
     for key in ("publication_date", "claim_date"):
@@ -184,6 +185,7 @@ def import_articles(
         name=batch_name, kind=Batch.Kind.INTAKE, source_file=source_file, created_by=user
     )
     report = IntakeReport(batch=batch)
+    new_urls: list[str] = []
     for row in rows:
         key = normalize_url(row.url)
         if key in known:
@@ -211,5 +213,7 @@ def import_articles(
         )
         open_article_for_normalisation(article)
         report.created += 1
+        new_urls.append(article.url)
         progress(1)
+    queue_snapshots(new_urls)
     return report

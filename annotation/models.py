@@ -14,9 +14,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.vocabulary import (
+    BLIND_PHASES,
     AnswerType,
     Phase,
     SourceMedium,
+    SuggestionKind,
     Verdict,
     exclusion_reason,
 )
@@ -53,7 +55,26 @@ class User(AbstractUser):
         return self.role == self.Role.RESEARCHER
 
     def is_qualified_for(self, phase: int) -> bool:
-        return self.is_active and int(phase) in self.qualified_phases
+        """The one rule of who may receive tasks of a phase (assignment and reports ask it)."""
+        if not self.is_active or int(phase) not in self.qualified_phases:
+            return False
+        if self.is_manager and int(phase) in BLIND_PHASES:
+            return settings.MANAGERS_TAKE_BLIND_TASKS
+        return True
+
+    @property
+    def panel(self) -> tuple[str, str]:
+        """The URL name and title of the page this role works from; signing in lands there."""
+        if self.is_manager:
+            return "annotation:manager-panel", "manager panel"
+        if self.is_researcher:
+            return "exports:export-list", "dataset exports"
+        return "annotation:control-panel", "annotation panel"
+
+    @property
+    def takes_handed_out_work(self) -> bool:
+        """Only annotators receive handed-out work; a manager holding a task hides it."""
+        return self.is_active and self.role == self.Role.ANNOTATOR and not self.is_superuser
 
 
 class PhaseQuota(models.Model):
@@ -534,6 +555,16 @@ class Answer(models.Model):
     )
     cached_source_url = models.TextField(null=True, blank=True)
     json_keys = models.JSONField(null=True, blank=True)
+    # Provenance of an extractive answer: the page snapshot it was selected from and where.
+    passage_snapshot = models.ForeignKey(
+        "search_proxy.FetchedPage",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    passage_start = models.PositiveIntegerField(null=True, blank=True)
+    passage_end = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["question_id", "position"]
@@ -543,6 +574,13 @@ class Answer(models.Model):
 
     def __str__(self) -> str:
         return self.text[:80]
+
+    @property
+    def possible_temporal_leak(self) -> bool:
+        """The cited page may postdate the claim (for managers only: never on blind screens)."""
+        if self.source is None:
+            return False
+        return self.source.possible_temporal_leak(self.question.evidence_round.claim.claim_date)
 
 
 # --- History ---------------------------------------------------------------------------
@@ -579,6 +617,19 @@ class Transition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.from_state or '∅'} → {self.to_state}"
+
+    def _state_label(self, value: str) -> str:
+        # Managers read "waiting for P3", not the stored "quality_check".
+        states = Claim.State if self.claim_id else Article.State
+        return dict(states.choices).get(value, value)
+
+    @property
+    def from_label(self) -> str:
+        return self._state_label(self.from_state) if self.from_state else ""
+
+    @property
+    def to_label(self) -> str:
+        return self._state_label(self.to_state)
 
 
 class AuditEntry(models.Model):
@@ -627,3 +678,164 @@ class AgreementSampling(models.Model):
     def current_rate(cls) -> float:
         row = cls.objects.order_by("-changed_at", "-id").first()
         return row.rate if row else settings.AGREEMENT_SAMPLE_RATE
+
+
+# --- Pre-suggestions (annotation/suggestions.py) -----------------------------------------
+
+
+class SuggestionSettings(models.Model):
+    """A manager's switches for one batch: kinds turned off, and the A/B split."""
+
+    batch = models.OneToOneField(
+        Batch, on_delete=models.CASCADE, related_name="suggestion_settings"
+    )
+    kinds_off = models.JSONField(default=list, blank=True)
+    # Half the tasks (odd ids) get no suggestions, so their time and agreement can be compared.
+    ab_split = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "suggestion settings"
+
+    def __str__(self) -> str:
+        return f"suggestions of {self.batch}"
+
+
+class Suggestion(models.Model):
+    """One suggestion an annotator was shown, and what became of it (the anchoring log)."""
+
+    class Outcome(models.TextChoices):
+        SHOWN = "shown"
+        ACCEPTED = "accepted"
+        EDITED = "edited"
+        IGNORED = "ignored"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="suggestions")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="suggestions"
+    )
+    kind = models.CharField(max_length=20, choices=SuggestionKind.choices)
+    position = models.PositiveSmallIntegerField(default=0)
+    text = models.TextField()
+    details = models.JSONField(default=dict, blank=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.SHOWN)
+    final_text = models.TextField(blank=True)
+    shown_at = models.DateTimeField(default=timezone.now)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    edited_at = models.DateTimeField(null=True, blank=True)
+    ignored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["shown_at", "position"]
+        indexes = [models.Index(fields=["kind", "outcome"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.position} of task {self.task_id}: {self.outcome}"
+
+
+class SuggestionPoolBuild(models.Model):
+    """A (re)build of the suggestion pool, run by a Celery worker; its row is its progress."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    claims_total = models.PositiveIntegerField(default=0)
+    claims_done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"suggestion pool build {self.pk}: {self.status}"
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.claims_done / self.claims_total) if self.claims_total else 0
+
+
+# --- Training and qualification ----------------------------------------------------------
+
+
+class QualificationThresholds(models.Model):
+    """What training on gold claims must show before a phase's real tasks open (one row).
+
+    The defaults are the AVeriTeC shared task's bar for its annotators; managers change
+    them on the qualification page. Without a row, the defaults apply.
+    """
+
+    type_strategy_f1 = models.FloatField(
+        default=0.7, help_text="P1: least mean F1 of claim types, and of strategies."
+    )
+    min_qa_pairs = models.PositiveSmallIntegerField(
+        default=2, help_text="P2: least question-answer pairs on every training claim."
+    )
+    verdict_accuracy = models.FloatField(
+        default=0.5, help_text="P2 and P3: least share of verdicts equal to the gold one."
+    )
+    items_per_phase = models.PositiveSmallIntegerField(
+        default=5, help_text="Gold claims to answer before the result counts."
+    )
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "qualification thresholds"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(type_strategy_f1__gte=0) & Q(type_strategy_f1__lte=1),
+                name="f1_threshold_is_a_share",
+            ),
+            models.CheckConstraint(
+                condition=Q(verdict_accuracy__gte=0) & Q(verdict_accuracy__lte=1),
+                name="accuracy_threshold_is_a_share",
+            ),
+            models.CheckConstraint(condition=Q(items_per_phase__gte=1), name="at_least_one_item"),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"F1 ≥ {self.type_strategy_f1:.0%}, ≥ {self.min_qa_pairs} QA pairs, "
+            f"verdicts ≥ {self.verdict_accuracy:.0%}, over {self.items_per_phase} claims"
+        )
+
+    @classmethod
+    def current(cls) -> QualificationThresholds:
+        return cls.objects.order_by("-changed_at", "-id").first() or cls()
+
+
+class TrainingAnswer(models.Model):
+    """One annotator's practice answer on a gold claim, with its comparison to the gold."""
+
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="training_answers"
+    )
+    phase = models.PositiveSmallIntegerField(choices=Phase.choices)
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="training_answers")
+    answer = models.JSONField()
+    # Per measure (types_f1, strategies_f1, qa_pairs, verdict_correct) as computed on hand-in.
+    score = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["annotator", "phase", "claim"], name="one_training_answer_per_claim"
+            ),
+            models.CheckConstraint(condition=Q(phase__lte=3), name="training_in_p1_to_p3"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} · P{self.phase} training on claim {self.claim_id}"

@@ -16,7 +16,18 @@ from typing import Any
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim
+from annotation.evidence import blocking, evidence_problems
 from annotation.models import Answer, Article, Claim, EvidenceRound, Question, Task
+from annotation.normalisation import normalisation_problems
+from annotation.submissions import (
+    AnswerData,
+    EvidenceData,
+    FlagData,
+    NormalisedClaim,
+    QualityVerdict,
+    QuestionData,
+)
 from annotation.vocabulary import (
     NO_ANSWER_TEXT,
     AnswerType,
@@ -26,21 +37,21 @@ from annotation.vocabulary import (
     canonical_claim_type,
     canonical_strategy,
 )
-from annotation.workflow import (
-    AnswerData,
-    EvidenceData,
-    FlagData,
-    NormalisedClaim,
-    QualityVerdict,
-    QuestionData,
-)
-from review.models import (
-    CLAIM_FLAG_CODES,
-    QUALITY_VERDICTS,
-    QUESTION_FLAG_CODES,
-    ProblemFlag,
-    QualityCheck,
-)
+from review.checks import check_problems, shown_positions, verdict_choices
+from review.models import ProblemFlag, QualityCheck
+
+
+def nested_errors(problems) -> dict:
+    """Problems at dotted paths ("flags.0.code") as DRF's nested errors."""
+    errors: dict = {}
+    for problem in problems:
+        *parents, leaf = problem.path.split(".")
+        node = errors
+        for part in parents:
+            node = node.setdefault(part, {})
+        node.setdefault(leaf, []).append(problem.message)
+    return errors
+
 
 # --- What a task shows ----------------------------------------------------------------
 
@@ -140,21 +151,17 @@ class ClaimSerializer(serializers.ModelSerializer):
 
 
 class BlindClaimSerializer(serializers.ModelSerializer):
-    """What the blind phases (P3, P5) may know of a claim: its text and metadata only."""
+    """What the blind phases (P3, P5) may know of a claim: annotation/blindness.py says."""
 
     class Meta:
         model = Claim
-        fields = [
-            "text",
-            "claim_date",
-            "speaker",
-            "reporting_source",
-            "location_iso_code",
-            "original_claim_url",
-            "claim_types",
-            "fact_checking_strategies",
-        ]
+        fields = list(BLIND_CLAIM_FIELDS)
         read_only_fields = fields
+
+    def to_representation(self, claim: Claim) -> dict:
+        shown = blind_claim(claim)
+        data = super().to_representation(claim)
+        return {**data, **{name: shown[name] for name in ADDRESS_FIELDS}}
 
 
 class _TaskPageSerializer(serializers.ModelSerializer):
@@ -337,6 +344,10 @@ class StaleDraftSerializer(serializers.Serializer):
     detail = serializers.CharField()
     draft_version = serializers.IntegerField(help_text="The latest saved version.")
     status = serializers.ChoiceField(choices=Task.Status.choices)
+    draft = serializers.JSONField(help_text="The content of the latest saved version.")
+    saved_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the latest version was saved."
+    )
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -404,11 +415,7 @@ class NormalisedClaimSerializer(serializers.Serializer):
         return _canonical_list(values, canonical_strategy, "fact-checking strategy")
 
     def validate_location_iso_code(self, value: str | None) -> str | None:
-        if not value:
-            return None
-        if not re.fullmatch(r"[A-Za-z]{2}", value):
-            raise serializers.ValidationError("Give a two-letter country code such as GB.")
-        return value.upper()
+        return value.strip().upper() or None if value else None
 
 
 class SkipSerializer(serializers.Serializer):
@@ -434,6 +441,13 @@ class NormalisationSubmitSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 "Send either the claims or a skip report, not both.", code="claims_or_skip"
             )
+        task = self.context.get("task")
+        if "claims" in attrs and task is not None:
+            # The P1 rules (annotation/normalisation.py) are the same as on the screen.
+            claims = [NormalisedClaim(**claim) for claim in attrs["claims"]]
+            problems = normalisation_problems(claims, task.article.url)
+            if problems:
+                raise serializers.ValidationError(nested_errors(problems))
         return attrs
 
     def to_workflow(self) -> list[NormalisedClaim]:
@@ -448,25 +462,6 @@ class AnswerInputSerializer(serializers.Serializer):
     source_url = serializers.CharField(allow_blank=True, default="")
     source_medium = serializers.ChoiceField(choices=SourceMedium.choices, default="")
     boolean_explanation = _optional_text(help_text="Required for Boolean answers.")
-
-    def validate(self, attrs: dict) -> dict:
-        errors = {}
-        if attrs["answer_type"] == AnswerType.UNANSWERABLE:
-            attrs["text"] = attrs["text"] or NO_ANSWER_TEXT
-        else:
-            for name in ("text", "source_url", "source_medium"):
-                if not attrs[name]:
-                    errors[name] = "This field is required unless the answer is Unanswerable."
-        if attrs["answer_type"] == AnswerType.BOOLEAN:
-            if not attrs["boolean_explanation"]:
-                errors["boolean_explanation"] = "A Boolean answer needs an explanation."
-        elif attrs["boolean_explanation"]:
-            errors["boolean_explanation"] = "Only Boolean answers take an explanation."
-        else:
-            attrs["boolean_explanation"] = None
-        if errors:
-            raise serializers.ValidationError(errors)
-        return attrs
 
 
 class QuestionInputSerializer(serializers.Serializer):
@@ -484,19 +479,14 @@ class EvidenceSubmitSerializer(serializers.Serializer):
 
     def validate(self, attrs: dict) -> dict:
         # The evidence rules (annotation/evidence.py) are the same as on the screen; their
-        # blocking problems become field errors at their dotted path.
+        # blocking problems become field errors at their path.
         task = self.context.get("task")
         if task is not None and task.claim_id:
-            from annotation.evidence import blocking, evidence_problems
-
             problems = blocking(
                 evidence_problems(self._evidence(attrs), task.claim, phase=task.phase)
             )
             if problems:
-                errors: dict[str, list[str]] = {}
-                for problem in problems:
-                    errors.setdefault(problem.path, []).append(problem.message)
-                raise serializers.ValidationError(errors)
+                raise serializers.ValidationError(nested_errors(problems))
         return attrs
 
     def to_workflow(self) -> EvidenceData:
@@ -520,29 +510,6 @@ class FlagInputSerializer(serializers.Serializer):
     question_position = serializers.IntegerField(min_value=0, allow_null=True, default=None)
     answer_position = serializers.IntegerField(min_value=0, allow_null=True, default=None)
 
-    def validate(self, attrs: dict) -> dict:
-        code, question, answer = attrs["code"], attrs["question_position"], attrs["answer_position"]
-        if code in CLAIM_FLAG_CODES:
-            if question is not None or answer is not None:
-                raise serializers.ValidationError(
-                    {"code": f"{code!r} is about the claim; give no question or answer position."}
-                )
-        elif code in QUESTION_FLAG_CODES:
-            if question is None:
-                raise serializers.ValidationError(
-                    {"question_position": f"{code!r} needs the question it is about."}
-                )
-            if answer is not None:
-                raise serializers.ValidationError(
-                    {"answer_position": f"{code!r} is about a question, not an answer."}
-                )
-        elif question is None or answer is None:
-            field = "question_position" if question is None else "answer_position"
-            raise serializers.ValidationError(
-                {field: f"{code!r} needs the question and answer positions it is about."}
-            )
-        return attrs
-
 
 class QualityCheckSubmitSerializer(serializers.Serializer):
     """P3: a blind verdict and justification, or "unreadable"; problem flags.
@@ -551,53 +518,30 @@ class QualityCheckSubmitSerializer(serializers.Serializer):
     question, both for an answer.
     """
 
-    # Flag positions are checked against the pairs shown, given in the context as "evidence".
+    # The rules are review/checks.py's, checked against the pairs shown (given in the
+    # context as "evidence"); their problems become errors at their field path.
 
-    verdict = serializers.ChoiceField(choices=Verdict.choices, allow_null=True, default=None)
+    verdict = serializers.ChoiceField(
+        choices=verdict_choices(Phase.QUALITY_CHECK), allow_null=True, default=None
+    )
     justification = serializers.CharField(allow_blank=True, default="")
     unreadable = serializers.BooleanField(default=False)
     flags = FlagInputSerializer(many=True, default=list)
 
     def validate(self, attrs: dict) -> dict:
-        if not attrs["unreadable"]:
-            errors = {}
-            if not attrs["verdict"]:
-                errors["verdict"] = "Give a verdict, or mark the claim unreadable."
-            if not attrs["justification"]:
-                errors["justification"] = "A verdict needs a justification."
-            if errors:
-                raise serializers.ValidationError(errors)
-        self._check_flag_targets(attrs["flags"])
+        task = self.context.get("task")
+        phase = task.phase if task is not None else Phase.QUALITY_CHECK
+        shown = shown_positions(self.context.get("evidence"))
+        problems = check_problems(self._verdict(attrs), phase, shown)
+        if problems:
+            raise serializers.ValidationError(nested_errors(problems))
         return attrs
 
-    def _check_flag_targets(self, flags: list[dict]) -> None:
-        evidence = self.context.get("evidence")
-        shown: dict[int, set[int]] = {}
-        if evidence is not None:
-            for question in evidence.questions.prefetch_related("answers"):
-                shown[question.position] = {a.position for a in question.answers.all()}
-        # Keyed by position in the list, as DRF reports errors of nested lists.
-        errors: dict[int, dict] = {}
-        seen = set()
-        for index, flag in enumerate(flags):
-            key = (flag["code"], flag["question_position"], flag["answer_position"])
-            error = {}
-            if flag["question_position"] is not None and flag["question_position"] not in shown:
-                error["question_position"] = f"There is no question {flag['question_position']}."
-            elif flag["answer_position"] is not None and flag["answer_position"] not in shown.get(
-                flag["question_position"], ()
-            ):
-                error["answer_position"] = f"There is no answer {flag['answer_position']}."
-            elif key in seen:
-                error["code"] = "This flag is already given for the same target."
-            seen.add(key)
-            if error:
-                errors[index] = error
-        if errors:
-            raise serializers.ValidationError({"flags": errors})
-
     def to_workflow(self) -> QualityVerdict:
-        data = self.validated_data
+        return self._verdict(self.validated_data)
+
+    @staticmethod
+    def _verdict(data: dict) -> QualityVerdict:
         return QualityVerdict(
             verdict=data["verdict"],
             justification=data["justification"],
@@ -609,7 +553,9 @@ class QualityCheckSubmitSerializer(serializers.Serializer):
 class PostControlSubmitSerializer(QualityCheckSubmitSerializer):
     """P5: as P3, and "Claim too vague" is also a verdict."""
 
-    verdict = serializers.ChoiceField(choices=QUALITY_VERDICTS, allow_null=True, default=None)
+    verdict = serializers.ChoiceField(
+        choices=verdict_choices(Phase.POST_CONTROL), allow_null=True, default=None
+    )
 
 
 SUBMIT_SERIALIZERS: dict[int, type[serializers.Serializer]] = {

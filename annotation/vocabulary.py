@@ -14,6 +14,10 @@ class Phase(models.IntegerChoices):
     POST_CONTROL = 5, "P5 · post-control"
 
 
+# The phases that must not see the article, the fact-checker's label or earlier verdicts.
+BLIND_PHASES = frozenset({Phase.QUALITY_CHECK, Phase.POST_CONTROL})
+
+
 class Verdict(models.TextChoices):
     SUPPORTED = "Supported"
     REFUTED = "Refuted"
@@ -125,3 +129,13 @@ def exclusion_reason(claim_types: list[str], strategies: list[str]) -> str:
     if kinds == {Strategy.FACT_CHECKER_REFERENCE}:
         return "only strategy is a reference to another fact-check"
     return ""
+
+
+class SuggestionKind(models.TextChoices):
+    """What the embedded model pipeline can pre-suggest (annotation/suggestions.py)."""
+
+    DUPLICATES = "duplicates", "likely duplicates (P1)"
+    CLAIM_LABELS = "claim_labels", "claim types and strategies (P1)"
+    QUESTIONS = "questions", "question templates (P2/P4)"
+    SEARCH_QUERY = "search_query", "search query (P2/P4)"
+    SENTENCES = "sentences", "evidence sentences (P2/P4)"

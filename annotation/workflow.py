@@ -14,12 +14,12 @@ functions and nothing else changes workflow state.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from datetime import date
+from collections.abc import Callable, Sequence
 
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.evidence import blocking, evidence_problems, normalise_answers
 from annotation.models import (
     AgreementSampling,
     Answer,
@@ -32,11 +32,33 @@ from annotation.models import (
     Transition,
     User,
 )
+from annotation.normalisation import normalisation_problems
 from annotation.signals import claim_accepted
-from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
-from search_proxy.models import Source
+from annotation.submissions import (
+    AnswerData,
+    EvidenceData,
+    FlagData,
+    NormalisedClaim,
+    QualityVerdict,
+    QuestionData,
+)
+from annotation.suggestions import ignore_the_rest
+from annotation.vocabulary import AnswerType, Phase
+from search_proxy.archiving import queue_archiving
+from search_proxy.fetch import locate_passage
+from search_proxy.models import FetchedPage, Source
+from search_proxy.webaddress import is_web_address
 
 DISPUTE_PRIORITY = 1
+# What annotators hand in; kept importable from here for the workflow's callers.
+__all__ = [
+    "AnswerData",
+    "EvidenceData",
+    "FlagData",
+    "NormalisedClaim",
+    "QualityVerdict",
+    "QuestionData",
+]
 
 
 class WorkflowError(Exception):
@@ -49,62 +71,6 @@ class EvidenceRejected(WorkflowError):
     def __init__(self, problems):
         self.problems = problems
         super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
-
-
-# --- What annotators hand in (validated by forms or serializers before it gets here) ------
-
-
-@dataclass
-class NormalisedClaim:
-    text: str
-    fact_checker_label: str
-    claim_date: date
-    claim_types: list[str]
-    fact_checking_strategies: list[str]
-    speaker: str | None = None
-    reporting_source: str | None = None
-    original_claim_url: str | None = None
-    media_url: str = ""
-    image_transcription: str = ""
-    location_iso_code: str | None = None
-
-
-@dataclass
-class AnswerData:
-    text: str
-    answer_type: str
-    source_url: str = ""
-    source_medium: str = ""
-    boolean_explanation: str | None = None
-
-
-@dataclass
-class QuestionData:
-    text: str
-    answers: list[AnswerData]
-
-
-@dataclass
-class EvidenceData:
-    questions: list[QuestionData]
-    verdict: str
-    claim_correction: str = ""
-    pairs_support_verdict: bool | None = None
-
-
-@dataclass
-class FlagData:
-    code: str
-    question_position: int | None = None
-    answer_position: int | None = None
-
-
-@dataclass
-class QualityVerdict:
-    verdict: str | None
-    justification: str = ""
-    unreadable: bool = False
-    flags: list[FlagData] = field(default_factory=list)
 
 
 # --- Helpers ---------------------------------------------------------------------------
@@ -174,6 +140,8 @@ def _close(task: Task) -> None:
     task.last_activity_at = now
     task.lease_expires_at = None
     task.save()
+    # Whatever was suggested and neither taken nor dismissed by now was ignored.
+    ignore_the_rest(task)
 
 
 # --- P1 --------------------------------------------------------------------------------
@@ -193,9 +161,10 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
     locked = _lock_open_task(task, Phase.NORMALISATION)
     if locked is None:
         return list(Claim.objects.filter(article_id=task.article_id))
-    if not claims:
-        raise WorkflowError("a normalised article needs at least one claim, or a skip report")
     article = Article.objects.select_for_update().get(pk=locked.article_id)
+    problems = normalisation_problems(claims, article.url)
+    if problems:
+        raise WorkflowError("; ".join(f"{p.path}: {p.message}" for p in problems))
     if article.state != Article.State.AWAITING_NORMALISATION:
         raise WorkflowError(f"article {article.pk} is {article.get_state_display()}")
     start = (
@@ -234,6 +203,7 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
             if claim.is_agreement_sample:
                 _pool(Phase.QUESTIONS, claim, agreement=True)
         created.append(claim)
+    queue_archiving(u for c in created for u in (c.original_claim_url, c.media_url))
     _move_article(article, Article.State.NORMALISED, locked, f"split into {len(created)} claim(s)")
     _close(locked)
     return created
@@ -266,7 +236,6 @@ def _store_evidence(
 ) -> EvidenceRound:
     if not data.questions:
         raise WorkflowError("evidence needs at least one question")
-    from annotation.evidence import blocking, evidence_problems, normalise_answers
 
     data = normalise_answers(data)
     problems = blocking(evidence_problems(data, claim, phase=task.phase))
@@ -284,23 +253,93 @@ def _store_evidence(
         is_agreement_sample=task.is_agreement_sample,
         submitted_at=now,
     )
-    for q_position, q in enumerate(data.questions):
-        question = Question.objects.create(
-            evidence_round=evidence, position=q_position, text=q.text
-        )
-        for a_position, a in enumerate(q.answers):
-            web = a.source_url.lower().startswith(("http://", "https://"))
-            Answer.objects.create(
-                question=question,
-                position=a_position,
-                text=a.text,
-                answer_type=a.answer_type,
-                boolean_explanation=a.boolean_explanation,
-                source_url=a.source_url,
-                source_medium=a.source_medium,
-                source=Source.for_url(a.source_url) if web else None,
-            )
+    store_pairs(evidence, data.questions, passage_for=_passage_of)
+    queue_archiving(a.source_url for q in data.questions for a in q.answers)
     return evidence
+
+
+def _source_for(url: str) -> Source | None:
+    return Source.for_url(url) if is_web_address(url) else None
+
+
+Passage = tuple[FetchedPage | None, int | None, int | None]
+
+
+def _no_passage(answer: AnswerData) -> Passage:
+    return None, None, None
+
+
+def _passage_of(answer: AnswerData) -> Passage:
+    """Where an extractive answer stands in its page's stored snapshot (viewer selections)."""
+    if answer.answer_type == AnswerType.EXTRACTIVE and is_web_address(answer.source_url):
+        return locate_passage(answer.source_url, answer.text) or _no_passage(answer)
+    return _no_passage(answer)
+
+
+def store_pairs(
+    evidence: EvidenceRound,
+    questions: Sequence[QuestionData],
+    source_for: Callable[[str], Source | None] = _source_for,
+    passage_for: Callable[[AnswerData], Passage] = _no_passage,
+) -> None:
+    """The one builder of question and answer rows, for annotated rounds and imported
+    claims alike; `source_for` finds the Source of a cited page, `passage_for` the
+    snapshot and offsets of an extractive answer."""
+    rows = Question.objects.bulk_create(
+        Question(evidence_round=evidence, position=i, text=q.text, json_keys=q.keys)
+        for i, q in enumerate(questions)
+    )
+    answers = []
+    for row, q in zip(rows, questions, strict=True):
+        for j, a in enumerate(q.answers):
+            snapshot, start, end = passage_for(a)
+            answers.append(
+                Answer(
+                    question=row,
+                    position=j,
+                    text=a.text,
+                    answer_type=a.answer_type,
+                    boolean_explanation=a.boolean_explanation,
+                    source_url=a.source_url,
+                    source_medium=a.source_medium,
+                    source=source_for(a.source_url),
+                    cached_source_url=a.cached_source_url,
+                    json_keys=a.keys,
+                    passage_snapshot=snapshot,
+                    passage_start=start,
+                    passage_end=end,
+                )
+            )
+    Answer.objects.bulk_create(answers)
+
+
+def accept_imported_claim(
+    article: Article,
+    questions: Sequence[QuestionData],
+    *,
+    label: str,
+    actor: User | None,
+    reason: str,
+    source_for: Callable[[str], Source | None] = _source_for,
+    **claim_fields,
+) -> Claim:
+    """A claim of a released dataset file: accepted as it stands, with its pairs as the
+    P2 round, and the transition that says where it came from."""
+    now = claim_fields.setdefault("created_at", timezone.now())
+    claim = Claim.objects.create(
+        article=article,
+        state=Claim.State.ACCEPTED,
+        origin=Claim.Origin.IMPORTED,
+        label=label,
+        accepted_at=now,
+        **claim_fields,
+    )
+    evidence = EvidenceRound.objects.create(
+        claim=claim, phase=Phase.QUESTIONS, verdict=label, submitted_at=now
+    )
+    store_pairs(evidence, questions, source_for)
+    _record(claim, claim.state, actor=actor, reason=reason)
+    return claim
 
 
 @transaction.atomic
@@ -387,28 +426,14 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
 # --- P3 and P5 -------------------------------------------------------------------------
 
 
-def _a(noun: str) -> str:
-    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
-
-
 def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict):
-    from review.models import (
-        CLAIM_FLAG_CODES,
-        QUESTION_FLAG_CODES,
-        ProblemFlag,
-        QualityCheck,
-    )
+    from review.checks import check_problems, shown_positions
+    from review.models import ProblemFlag, QualityCheck
 
-    if data.unreadable:
-        verdict = None
-    elif not data.verdict:
-        raise WorkflowError("give a verdict, or mark the claim unreadable")
-    else:
-        verdict = data.verdict
-    if verdict == CLAIM_TOO_VAGUE and task.phase != Phase.POST_CONTROL:
-        raise WorkflowError("'Claim too vague' is only a post-control (P5) verdict")
-    if not data.unreadable and not data.justification.strip():
-        raise WorkflowError("a verdict needs a justification")
+    problems = check_problems(data, task.phase, shown_positions(evidence))
+    if problems:
+        raise WorkflowError("; ".join(f"{p.path}: {p.message}" for p in problems))
+    verdict = None if data.unreadable else data.verdict
     check = QualityCheck.objects.create(
         claim=claim,
         task=task,
@@ -422,37 +447,16 @@ def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: Qualit
     )
     questions = {q.position: q for q in evidence.questions.prefetch_related("answers")}
     for flag in data.flags:
-        if flag.question_position is None and flag.answer_position is not None:
-            raise WorkflowError(f"flag {flag.code}: an answer position needs its question")
-        wants = (
-            "claim"
-            if flag.code in CLAIM_FLAG_CODES
-            else "question"
-            if flag.code in QUESTION_FLAG_CODES
-            else "answer"
-        )
-        has = (
-            "claim"
-            if flag.question_position is None
-            else "question"
-            if flag.answer_position is None
-            else "answer"
-        )
-        if wants != has:
-            raise WorkflowError(f"flag {flag.code} is about {_a(wants)}, not {_a(has)}")
+        # check_problems made sure every position names a pair that was shown.
         question = answer = None
-        if flag.question_position is not None:
-            question = questions.get(flag.question_position)
-            if question is None:
-                raise WorkflowError(f"flag {flag.code}: no question {flag.question_position}")
-            if flag.answer_position is not None:
-                answer = next(
-                    (a for a in question.answers.all() if a.position == flag.answer_position),
-                    None,
-                )
-                if answer is None:
-                    raise WorkflowError(f"flag {flag.code}: no answer {flag.answer_position}")
-                question = None
+        if flag.answer_position is not None:
+            answer = next(
+                a
+                for a in questions[flag.question_position].answers.all()
+                if a.position == flag.answer_position
+            )
+        elif flag.question_position is not None:
+            question = questions[flag.question_position]
         ProblemFlag.objects.create(
             quality_check=check, question=question, answer=answer, code=flag.code
         )
@@ -504,6 +508,19 @@ def submit_post_control(task: Task, data: QualityVerdict):
         why = "unreadable" if check.unreadable else f"P4 {evidence.verdict} vs P5 {check.verdict}"
         _move(claim, Claim.State.DISCARDED, task=locked, actor=locked.annotator, reason=why)
     return check
+
+
+def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdict):
+    """Hand in a task of any phase: the one entry point screens, the API and commands call.
+    `data` is what the phase hands in (P1 a list of claims, P2/P4 evidence, P3/P5 a check)."""
+    submitters = {
+        Phase.NORMALISATION: submit_normalisation,
+        Phase.QUESTIONS: submit_evidence,
+        Phase.QUALITY_CHECK: submit_quality_check,
+        Phase.DISPUTE: submit_dispute_resolution,
+        Phase.POST_CONTROL: submit_post_control,
+    }
+    return submitters[Phase(task.phase)](task, data)
 
 
 def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:

@@ -57,6 +57,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.middleware.MethodNotAllowedPage",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -96,7 +97,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "annotation.User"
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
+LOGIN_REDIRECT_URL = "signed-in"
 LOGOUT_REDIRECT_URL = "login"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -167,7 +168,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
-    else {}
+    # Redis hands an unacknowledged job (its worker was killed) to another worker after this.
+    else {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1)}
 )
 CELERY_RESULT_BACKEND = "django-db"
 CELERY_RESULT_EXTENDED = True
@@ -192,6 +194,17 @@ TASK_LEASE = timedelta(minutes=env_int("TASK_LEASE_MINUTES", 120, minimum=1))
 AGREEMENT_SAMPLE_RATE = env_float("AGREEMENT_SAMPLE_RATE", 0.0)
 if not 0.0 <= AGREEMENT_SAMPLE_RATE <= 1.0:
     raise ImproperlyConfigured("AGREEMENT_SAMPLE_RATE must be between 0 and 1")
+# Cohen's kappa of two annotators means little on a handful of shared claims.
+AGREEMENT_MIN_PAIR_OVERLAP = env_int("AGREEMENT_MIN_PAIR_OVERLAP", 10, minimum=1)
+# A task handed in faster than this was hardly read: the dashboard counts it as a speed trap.
+SPEED_TRAP_SECONDS = env_int("SPEED_TRAP_SECONDS", 24, minimum=1)
+# Managers see articles, labels and verdicts while they manage: by default they take no
+# blind (P3, P5) tasks, whatever phases their account lists.
+MANAGERS_TAKE_BLIND_TASKS = env_bool("MANAGERS_TAKE_BLIND_TASKS", False)
+
+# The embedded model pipeline's suggestion pool (indexes and classifiers), built by a Celery
+# job or `manage.py build_suggestions`; web processes only read it.
+SUGGESTION_POOL_DIR = Path(env_str("SUGGESTION_POOL_DIR", str(VAR_DIR / "suggestions")))
 
 # Outside services (later issues): keys stay empty unless set; a backend without its key
 # reports itself unavailable.
@@ -233,8 +246,28 @@ PAGE_FETCH_RATE_LIMIT = env_int("PAGE_FETCH_RATE_LIMIT", 60, minimum=0)  # per u
 # Networks the page viewer may reach despite the SSRF guard. Keep empty in deployments: only
 # the tests set it, to fetch from their own server on 127.0.0.1.
 PAGE_FETCH_ALLOWED_NETWORKS = env_list("PAGE_FETCH_ALLOWED_NETWORKS", [])
-if SEARCH_HTTP_TIMEOUT <= 0 or PAGE_FETCH_TIMEOUT <= 0:
+# The Internet Archive (search_proxy/archive.py, archiving.py). Tests point the URLs at a stub.
+ARCHIVE_ENABLED = env_bool("ARCHIVE_ENABLED", True)
+ARCHIVE_BASE_URL = env_str("ARCHIVE_BASE_URL", "https://web.archive.org").rstrip("/")
+ARCHIVE_AVAILABILITY_URL = env_str(
+    "ARCHIVE_AVAILABILITY_URL", "https://archive.org/wayback/available"
+)
+ARCHIVE_HTTP_TIMEOUT = env_float("ARCHIVE_HTTP_TIMEOUT", 20.0)  # seconds per request
+ARCHIVE_RECENT_DAYS = env_int("ARCHIVE_RECENT_DAYS", 7, minimum=0)  # a newer capture is reused
+ARCHIVE_SAVE_RATE_LIMIT = env_int("ARCHIVE_SAVE_RATE_LIMIT", 12, minimum=1)  # saves a minute
+ARCHIVE_MAX_ATTEMPTS = env_int("ARCHIVE_MAX_ATTEMPTS", 6, minimum=1)  # then "archive failed"
+ARCHIVE_RETRY_BACKOFF = env_float("ARCHIVE_RETRY_BACKOFF", 30.0)  # seconds, doubling
+ARCHIVE_RETRY_BACKOFF_MAX = env_float("ARCHIVE_RETRY_BACKOFF_MAX", 3600.0)
+# A job still "running" this long after it started lost its worker and is run again.
+ARCHIVE_JOB_LEASE = env_float("ARCHIVE_JOB_LEASE", 600.0)
+# Failed sources are tried again by the beat schedule after this many hours (0 = never).
+ARCHIVE_RETRY_FAILED_HOURS = env_int("ARCHIVE_RETRY_FAILED_HOURS", 6, minimum=0)
+if SEARCH_HTTP_TIMEOUT <= 0 or PAGE_FETCH_TIMEOUT <= 0 or ARCHIVE_HTTP_TIMEOUT <= 0:
     raise ImproperlyConfigured("SEARCH_HTTP_TIMEOUT and PAGE_FETCH_TIMEOUT must be positive")
+CELERY_BEAT_SCHEDULE["queue-due-archive-jobs"] = {
+    "task": "search_proxy.tasks.queue_due_archive_jobs",
+    "schedule": 120.0,
+}
 # --- end of search proxy settings --------------------------------------------------------
 
 

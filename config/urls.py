@@ -7,6 +7,7 @@ from annotation import views as annotation_views
 
 urlpatterns = [
     path("", annotation_views.home, name="home"),
+    path("signed-in/", annotation_views.signed_in, name="signed-in"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
@@ -21,6 +22,7 @@ urlpatterns = [
     path("api/v1/search/", include("search_proxy.urls")),
     path("api/v1/", include("annotation.api_urls")),
     path("api/v1/", include("exports.api_urls")),
+    path("api/v1/", include("review.api_urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("healthz", annotation_views.health, name="health"),

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import F, Max, Prefetch
 from django.utils import timezone
 
+from annotation import workflow
 from annotation.models import (
     Answer,
     Article,
@@ -17,9 +18,7 @@ from annotation.models import (
     Claim,
     EvidenceRound,
     Question,
-    Transition,
 )
-from annotation.vocabulary import Phase
 from exports.averitec_json import (
     ANSWER_KEYS,
     CLAIM_KEYS,
@@ -31,7 +30,7 @@ from exports.averitec_json import (
     write_json_lines,
 )
 from search_proxy.models import Source
-from search_proxy.webaddress import normalize_url, unwrap_archive_url
+from search_proxy.webaddress import is_web_address, normalize_url, unwrap_archive_url
 
 Progress = Callable[[int], None]
 
@@ -48,17 +47,6 @@ class ImportReport:
     questions: int = 0
     answers: int = 0
     skipped_duplicates: list[str] = field(default_factory=list)
-
-
-def _looks_like_web_address(url: str) -> bool:
-    """Evidence "URLs" include "Metadata" and ""; only real addresses become sources."""
-    candidate = url.strip()
-    if not candidate or " " in candidate:
-        return False
-    if candidate.lower().startswith(("http://", "https://")):
-        return True
-    host = candidate.split("/", 1)[0]
-    return "." in host
 
 
 @transaction.atomic
@@ -107,8 +95,15 @@ def import_claims(
             continue
         position = next_position.get(article.id, -1) + 1
         next_position[article.id] = position
-        claim = Claim.objects.create(
-            article=article,
+        workflow.accept_imported_claim(
+            article,
+            record.questions,
+            label=record.label,
+            actor=user,
+            reason=f"imported from {source_file or 'a dataset file'} (record {record.index})",
+            source_for=lambda url: (
+                sources.get(normalize_url(url)) if _is_source_address(url) else None
+            ),
             position=position,
             text=record.text,
             claim_date=record.claim_date,
@@ -119,47 +114,11 @@ def import_claims(
             location_iso_code=record.location_iso_code,
             claim_types=record.claim_types,
             fact_checking_strategies=record.fact_checking_strategies,
-            state=Claim.State.ACCEPTED,
-            origin=Claim.Origin.IMPORTED,
-            label=record.label,
             justification=record.justification,
             required_reannotation=record.required_reannotation,
-            accepted_at=now,
             dataset_position=first_dataset_position + record.index,
             json_keys=record.keys,
             json_extra=record.extra or None,
-            created_at=now,
-        )
-        evidence = EvidenceRound.objects.create(
-            claim=claim, phase=Phase.QUESTIONS, verdict=record.label, submitted_at=now
-        )
-        questions = Question.objects.bulk_create(
-            Question(evidence_round=evidence, position=i, text=q.text, json_keys=q.keys)
-            for i, q in enumerate(record.questions)
-        )
-        Answer.objects.bulk_create(
-            Answer(
-                question=question,
-                position=j,
-                text=a.text,
-                answer_type=a.answer_type,
-                boolean_explanation=a.boolean_explanation,
-                source_url=a.source_url,
-                source_medium=a.source_medium,
-                source=sources.get(normalize_url(a.source_url))
-                if _looks_like_web_address(a.source_url)
-                else None,
-                cached_source_url=a.cached_source_url,
-                json_keys=a.keys,
-            )
-            for question, q in zip(questions, record.questions, strict=True)
-            for j, a in enumerate(q.answers)
-        )
-        Transition.objects.create(
-            claim=claim,
-            to_state=Claim.State.ACCEPTED,
-            actor=user,
-            reason=f"imported from {source_file or 'a dataset file'} (record {record.index})",
             created_at=now,
         )
         report.claims += 1
@@ -202,15 +161,19 @@ def _publisher(url: str) -> str:
 def _sources_for(records: list[ParsedClaim]) -> dict[str, Source]:
     """One Source per cited web page, shared with sources already known."""
     urls: dict[str, str] = {}
+    copies: dict[str, str | None] = {}
     for record in records:
         for question in record.questions:
             for answer in question.answers:
-                if _looks_like_web_address(answer.source_url):
-                    urls.setdefault(normalize_url(answer.source_url), answer.source_url)
+                if _is_source_address(answer.source_url):
+                    key = normalize_url(answer.source_url)
+                    urls.setdefault(key, answer.source_url)
+                    copies[key] = copies.get(key) or answer.cached_source_url
     for key, url in urls.items():
-        # get-or-create per page keeps the archive bookkeeping in one place (Source.for_url).
+        # get-or-create per page keeps the archive bookkeeping in one place (Source.for_url);
+        # the release's own archive link means the page needs no archive job.
         if not Source.objects.filter(normalized_url=key).exists():
-            Source.for_url(url)
+            Source.for_url(url, archived_copy=copies.get(key))
     return {s.normalized_url: s for s in Source.objects.filter(normalized_url__in=urls)}
 
 
@@ -227,7 +190,7 @@ def claims_for_export(queryset=None):
 
 def with_records_prefetched(claims):
     """Claims with what claim_record() reads prefetched (the dataset's evidence round)."""
-    answers = Answer.objects.select_related("source").order_by("position")
+    answers = Answer.objects.select_related("source", "passage_snapshot").order_by("position")
     questions = Question.objects.order_by("position").prefetch_related(
         Prefetch("answers", queryset=answers)
     )
@@ -241,12 +204,18 @@ def with_records_prefetched(claims):
     )
 
 
-def export_records(claims: Iterable[Claim], chunk_size: int = 200) -> Iterator[dict]:
-    """AVeriTeC records for claims from claims_for_export(), one at a time."""
+def export_records(
+    claims: Iterable[Claim], chunk_size: int = 200, *, with_passages: bool = False
+) -> Iterator[dict]:
+    """AVeriTeC records for claims from claims_for_export(), one at a time.
+
+    `with_passages` adds "extractive_passage" to answers selected from a stored snapshot: off
+    by default, so the official format stays exact.
+    """
     if hasattr(claims, "iterator"):
         claims = claims.iterator(chunk_size=chunk_size)
     for claim in claims:
-        yield claim_record(claim)
+        yield claim_record(claim, with_passages=with_passages)
         _forget_prefetched(claim)
 
 
@@ -264,7 +233,7 @@ def _forget_prefetched(claim: Claim) -> None:
     claim.rounds = []
 
 
-def claim_record(claim: Claim) -> dict:
+def claim_record(claim: Claim, *, with_passages: bool = False) -> dict:
     rounds = getattr(claim, "rounds", None)
     # Claims still in P2 (listed by the API) have no submitted round yet.
     evidence = claim.dataset_evidence() if rounds is None else next(iter(rounds), None)
@@ -281,22 +250,45 @@ def claim_record(claim: Claim) -> dict:
         "location_ISO_code": claim.location_iso_code,
         "claim_types": claim.claim_types,
         "fact_checking_strategies": claim.fact_checking_strategies,
-        "questions": [_question_record(q) for q in evidence.questions.all()] if evidence else [],
-        "cached_original_claim_url": claim.cached_original_claim_url,
+        "questions": [_question_record(q, with_passages) for q in evidence.questions.all()]
+        if evidence
+        else [],
+        "cached_original_claim_url": _cached_original_claim_url(claim),
         **(claim.json_extra or {}),
     }
     return ordered(values, claim.json_keys, (*CLAIM_KEYS, *(claim.json_extra or {})))
 
 
-def _question_record(question: Question) -> dict:
+def _cached_original_claim_url(claim: Claim) -> str | None:
+    # Imported claims keep the release's value (round trip); platform claims take the
+    # archive copy their P1 submit's archive job made.
+    if claim.origin != Claim.Origin.ANNOTATED or claim.cached_original_claim_url is not None:
+        return claim.cached_original_claim_url
+    return Source.archived_copy_of(claim.original_claim_url)
+
+
+def _question_record(question: Question, with_passages: bool = False) -> dict:
     values = {
         "question": question.text,
-        "answers": [_answer_record(a) for a in question.answers.all()],
+        "answers": [_answer_record(a, with_passages) for a in question.answers.all()],
     }
     return ordered(values, question.json_keys, QUESTION_KEYS)
 
 
-def _answer_record(answer: Answer) -> dict:
+def _answer_record(answer: Answer, with_passages: bool = False) -> dict:
+    record = _official_answer_record(answer)
+    if with_passages and answer.passage_snapshot is not None:
+        snapshot = answer.passage_snapshot
+        record["extractive_passage"] = {
+            "snapshot_url": snapshot.final_url,
+            "fetched_at": snapshot.fetched_at.isoformat(),
+            "start": answer.passage_start,
+            "end": answer.passage_end,
+        }
+    return record
+
+
+def _official_answer_record(answer: Answer) -> dict:
     values = {
         "answer": answer.text,
         "answer_type": answer.answer_type,
@@ -319,7 +311,12 @@ def _answer_record(answer: Answer) -> dict:
 
 
 def write_export(
-    path: Path, *, fmt: str = "json", queryset=None, progress: Progress = _no_progress
+    path: Path,
+    *,
+    fmt: str = "json",
+    queryset=None,
+    progress: Progress = _no_progress,
+    with_passages: bool = False,
 ) -> int:
     """Write accepted claims to a file; returns how many.
 
@@ -329,7 +326,8 @@ def write_export(
     partial = path.with_name(path.name + ".partial")
     try:
         with partial.open("w", encoding="utf-8") as stream:
-            count = write(_counting(export_records(claims_for_export(queryset)), progress), stream)
+            records = export_records(claims_for_export(queryset), with_passages=with_passages)
+            count = write(_counting(records, progress), stream)
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
@@ -340,3 +338,8 @@ def _counting(records: Iterator[dict], progress: Progress) -> Iterator[dict]:
     for record in records:
         yield record
         progress(1)
+
+
+def _is_source_address(url: str) -> bool:
+    """Evidence "URLs" include "Metadata" and ""; only real addresses become sources."""
+    return is_web_address(url, scheme_optional=True)

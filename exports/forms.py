@@ -13,8 +13,8 @@ class ExportJobForm(forms.ModelForm):
         labels = {"split": "Split", "since": "Claims dated from", "until": "to"}
         help_texts = {
             "split": "Temporal split by claim date; empty for every accepted claim.",
-            "since": "Inclusive; YYYY-MM-DD.",
-            "until": "Inclusive; YYYY-MM-DD.",
+            "since": "Inclusive. Leave empty to start from the earliest claim.",
+            "until": "Inclusive. Leave empty to include the latest claim.",
         }
         widgets = {
             "since": forms.DateInput(attrs={"type": "date"}),

@@ -141,8 +141,7 @@ class ExportJob(Job):
 
     @property
     def download_name(self) -> str:
-        parts = ["averitec", self.split or "all", f"export-{self.pk}"]
-        return "-".join(parts) + f".{self.fmt}"
+        return f"{self.selection().file_stem()}-export-{self.pk}.{self.fmt}"
 
     def run(self) -> None:
         """Write the file (streamed, flat memory), reporting progress on this row."""

@@ -13,6 +13,7 @@ from datetime import date
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
+from django.utils.text import slugify
 
 from annotation.models import Batch, Claim
 
@@ -94,3 +95,16 @@ class Selection:
         if self.since or self.until:
             parts.append(f"claim dates {self.since or '…'} to {self.until or '…'}")
         return ", ".join(parts) or "all accepted claims"
+
+    def file_stem(self) -> str:
+        """A file name that says what is inside, e.g. averitec-dev-2020-01-01-to-2020-12-31."""
+        parts = ["averitec"]
+        if self.split:
+            parts.append(self.split)
+        if self.batch is not None:
+            parts.append(f"batch-{slugify(self.batch.name)}")
+        if self.since or self.until:
+            parts.append(f"{self.since or 'start'}-to-{self.until or 'end'}")
+        if len(parts) == 1:
+            parts.append("all")
+        return "-".join(parts)

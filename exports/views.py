@@ -14,7 +14,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from exports import scoring
 from exports.dataset import claims_for_export, export_records
@@ -51,9 +53,17 @@ def export_list(request: HttpRequest) -> HttpResponse:
 
 
 def _export_page(request: HttpRequest, form: ExportJobForm, status: int = 200) -> HttpResponse:
-    jobs = ExportJob.objects.select_related("batch", "requested_by")[:30]
-    context = {"form": form, "jobs": jobs, "boundaries": SplitBoundaries.from_settings()}
-    return render(request, "exports/exports.html", context, status=status)
+    jobs = list(ExportJob.objects.select_related("batch", "requested_by")[:30])
+    context = {
+        "form": form,
+        "jobs": jobs,
+        "boundaries": SplitBoundaries.from_settings(),
+        "jobs_running": any(not job.is_finished for job in jobs),
+    }
+    template = "exports/exports.html"
+    if request.htmx and request.method == "GET":
+        template += "#recent-exports"
+    return render(request, template, context, status=status)
 
 
 @require_POST
@@ -66,6 +76,9 @@ def export_create(request: HttpRequest) -> HttpResponse:
             return render(request, "exports/exports.html#export-form", context, status=422)
         return _export_page(request, form, status=422)
     job = start_export(form, request.user)
+    if request.htmx:
+        # Open the job's own page rather than swapping it into the form beside a stale list.
+        return HttpResponseClientRedirect(reverse("exports:export-job", args=[job.pk]))
     return redirect("exports:export-job", pk=job.pk)
 
 

@@ -23,9 +23,11 @@ import hashlib
 import hmac
 import json
 import time
+from datetime import timedelta
 from typing import Any
 
 import requests
+from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
@@ -171,8 +173,6 @@ def _queue(event: str, payload: dict[str, Any]) -> list[WebhookDelivery]:
     deliveries = [
         WebhookDelivery.objects.create(webhook=hook, event=event, payload=payload) for hook in hooks
     ]
-    from exports.tasks import deliver_webhook
-
     for delivery in deliveries:
         # robust: a broker that is down must not undo or break the caller's work; the
         # delivery stays pending and requeue_pending_webhooks sends it later.
@@ -217,3 +217,30 @@ def notify_export_finished(job: ExportJob) -> list[WebhookDelivery]:
             else None,
         },
     )
+
+
+# --- Celery tasks (named as when they lived in exports/tasks.py) --------------------------
+
+
+@shared_task(name="exports.tasks.deliver_webhook", bind=True, acks_late=True, max_retries=None)
+def deliver_webhook(self, delivery_id: int) -> str | None:
+    """POST one webhook delivery; on failure retry with exponential backoff, a bounded
+    number of times (WEBHOOK_MAX_RETRIES), then mark it failed."""
+    try:
+        status = deliver(delivery_id)
+    except WebhookDeliveryError as exc:
+        attempts = WebhookDelivery.objects.values_list("attempts", flat=True).get(pk=delivery_id)
+        raise self.retry(exc=exc, countdown=retry_delay(attempts)) from exc
+    return status
+
+
+@shared_task(name="exports.tasks.requeue_pending_webhooks")
+def requeue_pending_webhooks() -> int:
+    """Periodic: queue deliveries left pending with no task (the broker was down, say)."""
+    # Give queued retries their time first: only deliveries idle longer than the longest wait.
+    idle = timezone.now() - timedelta(seconds=settings.WEBHOOK_RETRY_BACKOFF_MAX * 2)
+    pending = WebhookDelivery.objects.pending().filter(created_at__lt=idle)
+    ids = list(pending.values_list("pk", flat=True)[:500])
+    for pk in ids:
+        deliver_webhook.delay(pk)
+    return len(ids)

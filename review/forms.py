@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import re
 
+from django import forms
 from django.http import QueryDict
 
-from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase, Verdict
-from annotation.workflow import FlagData, QualityVerdict
-from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag
+from annotation.models import Batch, User
+from annotation.submissions import FlagData, QualityVerdict
+from annotation.vocabulary import Phase
+from review.agreement import ReportFilter
+from review.checks import check_problems, flag_fits
 
-ANSWER_FLAG_CODES = tuple(
-    code for code in ProblemFlag.Code.values if code not in CLAIM_FLAG_CODES + QUESTION_FLAG_CODES
-)
+# "Unreadable" is one of the verdict choices on the screen: a claim that makes no sense gets
+# no verdict, so the two can never be chosen together.
+UNREADABLE = "unreadable"
 _TARGET = re.compile(r"^flag-(claim|q-(\d+)(?:-a-(\d+))?)$")
-
-
-def verdict_choices(phase: int) -> list[tuple[str, str]]:
-    choices = list(Verdict.choices)
-    if phase == Phase.POST_CONTROL:
-        choices.append((CLAIM_TOO_VAGUE, CLAIM_TOO_VAGUE))
-    return choices
 
 
 def draft_from_post(post: QueryDict) -> dict:
@@ -28,26 +24,27 @@ def draft_from_post(post: QueryDict) -> dict:
     for key in post:
         if _TARGET.match(key):
             flags[key.removeprefix("flag-")] = sorted(set(post.getlist(key)))
+    verdict = post.get("verdict", "")
     return {
-        "verdict": post.get("verdict", ""),
-        "unreadable": post.get("unreadable") == "on",
+        "verdict": "" if verdict == UNREADABLE else verdict,
+        # The older separate box is still read, so a post with both is refused, not guessed.
+        "unreadable": verdict == UNREADABLE or post.get("unreadable") == "on",
         "justification": post.get("justification", "").strip(),
         "flags": flags,
     }
 
 
 def check_errors(draft: dict, phase: int) -> dict[str, str]:
-    """What blocks submission, by field."""
-    errors = {}
-    if not draft["unreadable"]:
-        if draft["verdict"] not in dict(verdict_choices(phase)):
-            errors["verdict"] = "Choose a verdict, or mark the claim unreadable."
-        if not draft["justification"]:
-            errors["justification"] = "Explain how the answers lead to your verdict."
+    """What blocks submission, by field (the rules are review/checks.py's)."""
+    errors: dict[str, str] = {}
+    for problem in check_problems(verdict_from_draft(draft), phase):
+        errors.setdefault(problem.path.split(".")[0], problem.message)
     return errors
 
 
 def verdict_from_draft(draft: dict) -> QualityVerdict:
+    """The check a draft holds; ticks that do not fit their target are dropped, as the
+    screen never offers them."""
     flags = []
     for target, codes in draft.get("flags", {}).items():
         match = _TARGET.match(f"flag-{target}")
@@ -55,17 +52,48 @@ def verdict_from_draft(draft: dict) -> QualityVerdict:
             continue
         question = int(match[2]) if match[2] is not None else None
         answer = int(match[3]) if match[3] is not None else None
-        allowed = (
-            CLAIM_FLAG_CODES
-            if question is None
-            else QUESTION_FLAG_CODES
-            if answer is None
-            else ANSWER_FLAG_CODES
-        )
-        flags.extend(FlagData(code, question, answer) for code in codes if code in allowed)
+        flags.extend(flag for code in codes if flag_fits(flag := FlagData(code, question, answer)))
     return QualityVerdict(
-        verdict=None if draft["unreadable"] else draft["verdict"],
+        verdict=draft["verdict"] or None,
         justification=draft["justification"],
         unreadable=draft["unreadable"],
         flags=flags,
     )
+
+
+class ReportFilterForm(forms.Form):
+    """The dashboard's filters; every field optional, the empty form means everything."""
+
+    batch = forms.ModelChoiceField(queryset=Batch.objects.all(), required=False)
+    start = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("start") and data.get("end") and data["start"] > data["end"]:
+            raise forms.ValidationError("The start date is after the end date.", code="order")
+        return data
+
+    def report_filter(self) -> ReportFilter:
+        data = self.cleaned_data
+        return ReportFilter(
+            batch_id=data["batch"].pk if data.get("batch") else None,
+            start=data.get("start"),
+            end=data.get("end"),
+        )
+
+
+class StuckFixForm(forms.Form):
+    """One click on the stuck-work list: qualify an account, or create one, for a phase."""
+
+    phase = forms.TypedChoiceField(choices=Phase.choices, coerce=int)
+    qualify = forms.ModelChoiceField(
+        queryset=User.objects.filter(is_active=True), to_field_name="username", required=False
+    )
+    create = forms.CharField(max_length=150, required=False)
+
+    def clean(self):
+        data = super().clean()
+        if bool(data.get("qualify")) == bool(data.get("create")):
+            raise forms.ValidationError("Name one account to qualify or one to create.")
+        return data

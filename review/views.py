@@ -1,21 +1,23 @@
 """The blind quality checks (P3, P5) and the managers' history of one claim.
 
-Blindness: the check pages get a claim "view" holding only what the phase may see, never the
-Claim model, so a template cannot reach the article, the fact-checker's label or earlier
-verdicts by accident. tests/review/test_blindness.py holds every response to that.
+Blindness: the check pages get the claim as annotation/blindness.py defines it for a blind
+phase, never the Claim model. tests/review/test_blindness.py holds every response to that.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import workflow
+from annotation.blindness import BLIND_PHASES, blind_claim
 from annotation.guidelines import (
     CHECK_GUIDE,
     JUSTIFICATION_HELP,
@@ -24,41 +26,22 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import Claim, StaleDraft, Task
-from annotation.views.editing import next_task_or_panel, own_task_or_404
-from annotation.views.manage import manager_required
-from annotation.vocabulary import Phase
-from review.forms import (
-    ANSWER_FLAG_CODES,
-    check_errors,
-    draft_from_post,
-    verdict_choices,
-    verdict_from_draft,
+from annotation.views.editing import (
+    conflict_context,
+    editor_task,
+    next_task_or_panel,
+    sent_version,
 )
+from annotation.views.manage import manager_required
+from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
+from review.checks import ANSWER_FLAG_CODES, answer_flag_codes, verdict_choices
+from review.forms import check_errors, draft_from_post, verdict_from_draft
 from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag
+from search_proxy.webaddress import is_web_address
 
 TEMPLATE = "review/check.html"
-CHECK_PHASES = (Phase.QUALITY_CHECK, Phase.POST_CONTROL)
-SUBMITTERS = {
-    Phase.QUALITY_CHECK: workflow.submit_quality_check,
-    Phase.POST_CONTROL: workflow.submit_post_control,
-}
-BLIND_CLAIM_FIELDS = (
-    "text",
-    "claim_date",
-    "speaker",
-    "reporting_source",
-    "location_iso_code",
-    "original_claim_url",
-    "media_url",
-    "image_transcription",
-    "claim_types",
-    "fact_checking_strategies",
-)
-
-
-def blind_claim(claim: Claim) -> dict:
-    """The claim as a blind phase may know it: its words and metadata, nothing else."""
-    return {name: getattr(claim, name) for name in BLIND_CLAIM_FIELDS}
+# In P5 these choices end the claim's road to the dataset, so the screen asks first.
+DISCARD_WARNING = "This choice leaves the claim out of the dataset. Submit anyway?"
 
 
 def blind_pairs(task: Task, flags: dict | None = None) -> list[dict]:
@@ -79,7 +62,8 @@ def blind_pairs(task: Task, flags: dict | None = None) -> list[dict]:
                     "boolean_explanation": a.boolean_explanation,
                     "source_url": a.source_url,
                     "source_medium": a.source_medium,
-                    "is_link": a.source_url.lower().startswith(("http://", "https://")),
+                    "is_link": is_web_address(a.source_url),
+                    "flag_choices": _flag_choices(answer_flag_codes(a.answer_type)),
                 }
                 for ai, a in enumerate(q.answers.all())
             ],
@@ -105,6 +89,8 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
         "phase": task.phase,
         "phase_label": Phase(task.phase).label,
         "post_control": task.phase == Phase.POST_CONTROL,
+        "too_vague": CLAIM_TOO_VAGUE,
+        "discard_warning": DISCARD_WARNING,
         "opened_at": task.opened_at,
         "claim": blind_claim(task.claim),
         "pairs": blind_pairs(task, draft["flags"]),
@@ -128,31 +114,26 @@ def check_page(request: HttpRequest, task: Task) -> HttpResponse:
     return render(request, TEMPLATE, _context(request, task, task.draft or {}, {}))
 
 
-def _check_task(request: HttpRequest, pk: int) -> Task:
-    task = own_task_or_404(request.user, pk)
-    if task.phase not in CHECK_PHASES:
-        raise Http404("not a quality-check task")
-    return task
-
-
 @require_POST
 @login_required
 def submit_check(request: HttpRequest, pk: int) -> HttpResponse:
-    task = _check_task(request, pk)
+    task = editor_task(request, pk, BLIND_PHASES)
     if task.status == Task.Status.SUBMITTED:
         return redirect("annotation:task", pk=task.pk)
     draft = draft_from_post(request.POST)
-    if request.POST.get("draft_version") != str(task.draft_version):
-        context = _context(request, task, draft, {}, stale=True)
+    version = sent_version(request.POST)
+    if version != task.draft_version:
+        # The tab stays behind (its own version) until the annotator chooses a version.
+        context = _context(request, task, draft, {}, **conflict_context(task, draft, version))
         return render(request, TEMPLATE, context, status=409)
     errors = check_errors(draft, task.phase)
     if errors:
         # Keep what was typed, so a reload after the error shows it again.
         with contextlib.suppress(StaleDraft):
-            task.save_draft(draft, version=task.draft_version)
+            task.save_draft(draft, version=version)
         return render(request, TEMPLATE, _context(request, task, draft, errors), status=422)
     try:
-        SUBMITTERS[task.phase](task, verdict_from_draft(draft))
+        workflow.submit(task, verdict_from_draft(draft))
     except workflow.WorkflowError as exc:
         return render(
             request, TEMPLATE, _context(request, task, draft, {"form": str(exc)}), status=422
@@ -170,7 +151,7 @@ def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
     claim = get_object_or_404(Claim.objects.select_related("article"), pk=pk)
     rounds = list(
         claim.evidence_rounds.select_related("task__annotator", "based_on").prefetch_related(
-            "questions__answers"
+            "questions__answers__source", "questions__evidence_round__claim"
         )
     )
     checks = list(
@@ -179,18 +160,29 @@ def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
         )
     )
     p1 = claim.article.tasks.filter(phase=Phase.NORMALISATION).select_related("annotator").first()
-    diffs = {r.pk: evidence_diff(r.based_on, r) for r in rounds if r.based_on_id}
+    for r in rounds:
+        r.diff = evidence_diff(r.based_on, r) if r.based_on_id else None
     return render(
         request,
         "review/claim_history.html",
         {
             "claim": claim,
             "p1_task": p1,
-            "rounds": rounds,
-            "checks": checks,
-            "diffs": diffs,
+            "cards": in_round_order(rounds, checks),
             "transitions": claim.transitions.select_related("actor"),
         },
+    )
+
+
+def in_round_order(rounds: list, checks: list) -> list:
+    """Evidence rounds and checks as they happened: P2, P3, then P4, P5 (again if re-opened).
+
+    Unsubmitted work goes last; within the same moment the lower phase comes first.
+    """
+    far_future = timezone.now() + datetime.timedelta(days=36500)
+    return sorted(
+        [*rounds, *checks],
+        key=lambda card: (card.submitted_at or far_future, card.phase, card.created_at),
     )
 
 

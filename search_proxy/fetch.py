@@ -36,6 +36,7 @@ from urllib.parse import urljoin, urlsplit
 
 import certifi
 import urllib3
+from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
@@ -122,6 +123,78 @@ def fetch_page(url: str, *, refresh: bool = False) -> PageText:
                 published=published, date_source=DateSource.ESTIMATED
             )
     return _page_text(page, from_cache=False)
+
+
+@dataclass(frozen=True)
+class ReadablePage:
+    """What a reader can be shown of a page: its stored snapshot, or else the locally indexed
+    text, with `problem` saying why the page itself could not be fetched."""
+
+    page: PageText | None
+    indexed_title: str = ""
+    indexed_sentences: tuple[str, ...] = ()
+    problem: str = ""
+
+
+def read_page(url: str) -> ReadablePage:
+    """The page's snapshot (fetched once, then kept), or the local index's text of it.
+
+    Never raises for an unreachable or refused page: the reason is in `problem`.
+    """
+    try:
+        return ReadablePage(page=fetch_page(url))
+    except (FetchRefused, PageUnavailable) as exc:
+        problem = str(exc)
+    indexed = Document.objects.filter(normalized_url=normalize_url(url)).first()
+    if indexed is None:
+        return ReadablePage(page=None, problem=problem)
+    return ReadablePage(
+        page=None,
+        indexed_title=indexed.title,
+        indexed_sentences=tuple(line for line in indexed.text.splitlines() if line.strip()),
+        problem=problem,
+    )
+
+
+def locate_passage(url: str, passage: str) -> tuple[FetchedPage, int, int] | None:
+    """Where an extractive answer's text stands in the stored snapshot of its page."""
+    page = FetchedPage.objects.filter(normalized_url=normalize_url(url)).first()
+    if page is None:
+        return None
+    span = page.locate(passage)
+    return (page, *span) if span else None
+
+
+SNAPSHOT_TASK = "search_proxy.tasks.snapshot_pages"
+
+
+def queue_snapshots(urls: list[str]) -> None:
+    """After the caller's transaction commits, snapshot these pages in the background (the
+    intake of fact-checking articles): never blocks, and a broker that is down loses only the
+    head start, as the reader fetches a missing snapshot on first open."""
+    if not urls:
+        return
+
+    def send() -> None:
+        try:
+            # By name: the task module imports this one.
+            current_app.signature(SNAPSHOT_TASK, args=(list(urls),)).apply_async()
+        except Exception:
+            logger.exception("could not queue the snapshots of %d pages", len(urls))
+
+    transaction.on_commit(send)
+
+
+def snapshot_pages(urls: list[str]) -> dict[str, str]:
+    """Fetch and store each page's snapshot now (article intake); url -> "" or the problem."""
+    outcome = {}
+    for url in urls:
+        try:
+            fetch_page(url)
+            outcome[url] = ""
+        except (FetchRefused, PageUnavailable) as exc:
+            outcome[url] = str(exc)
+    return outcome
 
 
 def _page_text(page: FetchedPage, *, from_cache: bool) -> PageText:

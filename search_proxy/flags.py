@@ -15,16 +15,13 @@ and optionally only a section of the site (a path prefix).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from django.db import transaction
 
 from search_proxy.models import FactCheckingDomain, MisinformationDomain, parse_domain_entry
 from search_proxy.webaddress import host_of, normalize_url, split_host, unwrap_archive_url
-
-if TYPE_CHECKING:
-    from annotation.models import Claim
 
 logger = logging.getLogger(__name__)
 
@@ -89,13 +86,14 @@ def is_fact_checker(url: str) -> bool:
     return bool(FactCheckingDomain.objects.matching(url))
 
 
-def source_problem(url: str, claim: Claim | None = None) -> str | None:
-    """Why `url` cannot be evidence (for `claim`), or None when it can.
+def source_problem(url: str, own_article: str | None = None) -> str | None:
+    """Why `url` cannot be evidence, or None when it can; `own_article` is the address of
+    the claim's fact-checking article, when there is a claim.
 
     Refuses fact-checking sites and the claim's own fact-checking article, including its
     web.archive.org copies. The Phase 2 form shows the message to the annotator.
     """
-    if claim is not None and normalize_url(url) == claim.article.normalized_url:
+    if own_article and normalize_url(url) == normalize_url(own_article):
         return "This is the claim's own fact-checking article; it cannot be used as evidence."
     rules = FactCheckingDomain.objects.matching(url)
     if rules:
@@ -213,16 +211,15 @@ def _host_suffixes(host: str) -> list[str]:
 
 
 @transaction.atomic
-def sync_fact_checking_domains() -> ListLoadReport:
-    """Bring FactCheckingDomain up to date with the maintained list and every article
-    imported so far (their URLs, and their publishers where those are domains).
-    Rules are only added, never removed: managers edit the list in the admin."""
-    from annotation.models import Article
-
+def sync_fact_checking_domains(articles: Iterable[tuple[str, str]]) -> ListLoadReport:
+    """Bring FactCheckingDomain up to date with the maintained list and the given
+    fact-checking articles, as (url, publisher) pairs: their URLs, and their publishers
+    where those are domains. Rules are only added, never removed: managers edit the list
+    in the admin."""
     wanted: dict[tuple[str, str], str] = {
         (domain, ""): FactCheckingDomain.Origin.MAINTAINED for domain in WELL_KNOWN_FACT_CHECKERS
     }
-    for url, publisher in Article.objects.values_list("url", "publisher").iterator():
+    for url, publisher in articles:
         for address in (unwrap_archive_url(url), publisher):
             if address and " " not in address.strip():
                 rule = fact_checking_rule_for_article(address)

@@ -21,7 +21,7 @@ from django.db import transaction
 
 from search_proxy.dates import DateSource, day_of, parse_date
 from search_proxy.models import Document
-from search_proxy.webaddress import archive_timestamp, normalize_url
+from search_proxy.webaddress import archive_timestamp, is_web_address, normalize_url
 
 MAX_URL_LENGTH = 2048
 MAX_REPORTED_ERRORS = 20
@@ -77,7 +77,7 @@ def parse_line(line: str) -> DocumentRecord | None:
     if not isinstance(url, str) or not url.strip():
         raise ValueError("'url' must be a non-empty string")
     url = url.strip()
-    if not url.lower().startswith(("http://", "https://")):
+    if not is_web_address(url):
         raise ValueError(f"'url' must be an http(s) address, not {url[:80]!r}")
     sentences = value.get("url2text")
     if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
@@ -256,7 +256,7 @@ def file_evidence(records) -> Iterator[DocumentRecord]:
         for question in record.questions:
             for answer in question.answers:
                 url = answer.source_url.strip()
-                if not url.lower().startswith(("http://", "https://")):
+                if not is_web_address(url):
                     continue
                 page = pages.setdefault(normalize_url(url), {"url": url, "texts": [], "dates": []})
                 for text in (answer.text, answer.boolean_explanation or ""):

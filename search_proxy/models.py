@@ -8,6 +8,7 @@ cache, rate limit and logging) and fetch.py (the page viewer).
 from __future__ import annotations
 
 import re
+from datetime import date
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -20,8 +21,10 @@ from search_proxy.dates import DateSource
 from search_proxy.webaddress import (
     archive_timestamp,
     host_suffixes,
+    is_archive_link,
     normalize_url,
     unwrap_archive_url,
+    unwrap_double_archive,
 )
 
 
@@ -29,19 +32,30 @@ class SourceQuerySet(models.QuerySet):
     def waiting_for_archive(self) -> SourceQuerySet:
         return self.filter(archive_status=Source.ArchiveStatus.PENDING)
 
+    def due_for_archive(self, *, stale_before) -> SourceQuerySet:
+        """Sources an archive job may take now: pending ones whose wait is over, and jobs
+        whose worker died (running since before `stale_before`)."""
+        pending = Q(archive_status=Source.ArchiveStatus.PENDING)
+        return self.filter(
+            (pending & (Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=timezone.now())))
+            | Q(archive_status=Source.ArchiveStatus.RUNNING, claimed_at__lt=stale_before)
+        )
+
 
 class Source(models.Model):
     """A web page used as evidence, with its Internet Archive copy.
 
     One row per normalised URL, shared by every answer that cites the page, so each page is
-    archived once.
+    archived once. The archive job (search_proxy/archiving.py) moves it pending -> running ->
+    archived, or back to pending with a later `next_attempt_at`, or to failed (the dead letter:
+    a manager or the `retry_failed_archives` command sends it again).
     """
 
     class ArchiveStatus(models.TextChoices):
         PENDING = "pending", "not archived yet"
         RUNNING = "running", "being archived"
         ARCHIVED = "archived", "archived"
-        FAILED = "failed", "archiving failed, will retry"
+        FAILED = "failed", "archive failed"
 
     url = models.TextField(help_text="The address as first cited.")
     normalized_url = models.CharField(max_length=2048, unique=True)
@@ -52,6 +66,18 @@ class Source(models.Model):
     archived_at = models.DateTimeField(null=True, blank=True)
     archive_attempts = models.PositiveSmallIntegerField(default=0)
     last_archive_error = models.TextField(blank=True)
+    next_attempt_at = models.DateTimeField(
+        null=True, blank=True, help_text="A retry waits until then (backoff, Retry-After)."
+    )
+    claimed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the last archive job started."
+    )
+    earliest_capture_at = models.DateTimeField(
+        null=True, blank=True, help_text="The archive's first capture of the page (CDX)."
+    )
+    published = models.DateField(
+        null=True, blank=True, help_text="The page's publication date, when known."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = SourceQuerySet.as_manager()
@@ -63,21 +89,74 @@ class Source(models.Model):
         return self.url
 
     @classmethod
-    def for_url(cls, url: str) -> Source:
+    def for_url(cls, url: str, *, archived_copy: str | None = None) -> Source:
         """The source row for this address, created on first use.
 
-        A Wayback Machine link is already an archived copy, so it needs no archiving.
+        A link that already is an archived copy needs no archiving; a Wayback capture of an
+        archive.today page stands for the archive.today copy. `archived_copy` is a known
+        archive link of the page (an imported dataset's cached_source_url).
         """
-        captured_at = archive_timestamp(url)
+        url = unwrap_double_archive(url)
+        copy = unwrap_double_archive(archived_copy or "")
+        if is_archive_link(url):
+            copy = url
         defaults: dict = {"url": url}
-        if captured_at:
+        if copy and is_archive_link(copy):
             defaults.update(
                 archive_status=cls.ArchiveStatus.ARCHIVED,
-                archived_url=url,
-                archived_at=captured_at,
+                archived_url=copy,
+                archived_at=archive_timestamp(copy),
             )
         source, _ = cls.objects.get_or_create(normalized_url=normalize_url(url), defaults=defaults)
         return source
+
+    @classmethod
+    def archived_copy_of(cls, url: str | None) -> str | None:
+        """The archive link of the page at `url`, once it has one."""
+        if not url or not url.strip().lower().startswith(("http://", "https://")):
+            return None
+        return (
+            cls.objects.filter(
+                normalized_url=normalize_url(unwrap_double_archive(url)),
+                archive_status=cls.ArchiveStatus.ARCHIVED,
+            )
+            .values_list("archived_url", flat=True)
+            .first()
+        )
+
+    def possible_temporal_leak(self, claim_date: date) -> bool:
+        return possible_temporal_leak(
+            earliest_capture=self.earliest_capture_at.date() if self.earliest_capture_at else None,
+            published=self.published,
+            claim_date=claim_date,
+        )
+
+
+def possible_temporal_leak(
+    *, earliest_capture: date | None, published: date | None, claim_date: date
+) -> bool:
+    """Whether a page may postdate the claim: the archive first saw it after the claim date
+    and no publication date before the claim date is known. A first capture on the claim
+    day itself is not flagged: the page existed that day."""
+    if published is not None and published < claim_date:
+        return False
+    return earliest_capture is not None and earliest_capture > claim_date
+
+
+class ArchiveSave(models.Model):
+    """One save request sent to the archive: the memory of the global save-rate limit,
+    shared by every worker through the database, and a log for managers."""
+
+    source = models.ForeignKey(
+        Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="saves"
+    )
+    sent_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-sent_at"]
+
+    def __str__(self) -> str:
+        return f"{self.sent_at:%Y-%m-%d %H:%M:%S} {self.source_id}"
 
 
 # --- The local search index ------------------------------------------------------------
@@ -382,3 +461,17 @@ class FetchedPage(models.Model):
 
     def __str__(self) -> str:
         return self.title or self.url
+
+    @property
+    def text(self) -> str:
+        """The readable text the viewer shows, one sentence a line: what offsets count in."""
+        return "\n".join(self.sentences)
+
+    def locate(self, passage: str) -> tuple[int, int] | None:
+        """(start, end) character offsets of `passage` in `text`, however the selection's
+        white space came out (a selection across sentences joins them with line breaks)."""
+        words = passage.split()
+        if not words:
+            return None
+        match = re.search(r"\s+".join(re.escape(w) for w in words), self.text)
+        return (match.start(), match.end()) if match else None

@@ -39,6 +39,10 @@ class SearchResultSerializer(serializers.Serializer):
     url = serializers.CharField()
     snippet = serializers.CharField()
     published = serializers.DateField(allow_null=True)
+    publication_date = serializers.DateField(
+        allow_null=True,
+        help_text="The publication date when one is known; never an archive capture date.",
+    )
     date_source = serializers.CharField(
         help_text="given, search_engine, archive_timestamp (published on or before), "
         "estimated or unknown."

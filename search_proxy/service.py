@@ -23,9 +23,15 @@ from django.core.cache import caches
 from django.utils import timezone
 
 from search_proxy import fetch, flags
-from search_proxy.backends import MAX_PAGE, SearchResult, SearchUnavailable, get_backend
+from search_proxy.backends import (
+    MAX_PAGE,
+    RESULTS_PER_PAGE,
+    SearchResult,
+    SearchUnavailable,
+    get_backend,
+)
 from search_proxy.dates import DateSource, Placement, placement
-from search_proxy.models import FetchedPage, SearchClick, SearchLog
+from search_proxy.models import Document, FetchedPage, SearchClick, SearchLog, Source
 from search_proxy.webaddress import normalize_url
 
 if TYPE_CHECKING:
@@ -52,6 +58,12 @@ class RateLimited(SearchError):
         )
 
 
+# Date sources that state when a page was published (see dates.py for the others).
+PUBLICATION_DATE_SOURCES = frozenset(
+    {DateSource.GIVEN, DateSource.SEARCH_ENGINE, DateSource.ESTIMATED}
+)
+
+
 @dataclass(frozen=True)
 class FlaggedResult:
     """A result as shown to an annotator, with what they need to know about the page."""
@@ -70,6 +82,19 @@ class FlaggedResult:
     def allowed_as_evidence(self) -> bool:
         return not self.fact_checker
 
+    @property
+    def publication_date(self) -> date | None:
+        """The date to show as "published": only a real publication date, never the day an
+        archive captured the page (that only bounds it from above) nor a crawl date."""
+        if self.date_unknown or self.date_source not in PUBLICATION_DATE_SOURCES:
+            return None
+        return self.published
+
+    @property
+    def archived_by(self) -> date | None:
+        """The Wayback Machine held the page on this day, so it existed by then."""
+        return self.published if self.date_source == DateSource.ARCHIVE_TIMESTAMP else None
+
 
 @dataclass
 class SearchPage:
@@ -83,6 +108,18 @@ class SearchPage:
     hidden: int = 0  # the claim's own article
     dropped: int = 0  # dated on or after the claim date
     log: SearchLog | None = None
+    # A short page is the engine's last one: no "next" that leads nowhere.
+    has_next: bool = False
+
+    @property
+    def dated(self) -> int:
+        """Results shown with a publication date before the claim date."""
+        return sum(1 for r in self.results if r.publication_date is not None)
+
+    @property
+    def undated(self) -> int:
+        """Results shown as "date unknown" (including pages only known to be archived early)."""
+        return len(self.results) - self.dated
 
 
 def search(
@@ -140,6 +177,7 @@ def search(
             raise
         cache.set(key, raw, settings.SEARCH_CACHE_SECONDS)
 
+    result.has_next = len(raw) >= RESULTS_PER_PAGE and page < MAX_PAGE
     own_article = claim.article.normalized_url if claim is not None else None
     result.results, result.hidden, result.dropped = restrict_and_flag(
         raw, before=before, own_article=own_article
@@ -147,6 +185,11 @@ def search(
     if user is not None:
         result.log = _log(result, user=user, claim=claim, task=task, started=started)
     return result
+
+
+def uses_country(backend: str | None = None) -> bool:
+    """Whether the configured engine pays any attention to a country code."""
+    return bool(getattr(get_backend(backend), "uses_country", False))
 
 
 def cache_key(backend: str, query: str, before: date, country: str | None, page: int) -> str:
@@ -269,6 +312,14 @@ class OpenedPage:
     published_on_or_after_claim_date: bool
     misinformation: bool
     fact_checker: bool
+
+    @property
+    def publication_date(self) -> date | None:
+        """As for results: a publication date or nothing, never an archive capture date."""
+        if self.page.date_source not in PUBLICATION_DATE_SOURCES:
+            return None
+        return self.page.published
+
     problem: str | None  # why it cannot be evidence for the claim, if it cannot
     click: SearchClick | None
 
@@ -316,6 +367,37 @@ def open_page(
         published_on_or_after_claim_date=where is Placement.AFTER,
         misinformation=flags.is_misinformation(url),
         fact_checker=flags.is_fact_checker(url),
-        problem=flags.source_problem(url, claim),
+        problem=flags.source_problem(url, claim.article.url if claim is not None else None),
         click=click,
     )
+
+
+def source_date_problem(url: str, claim_date: date) -> str | None:
+    """The search results' date rule for an address typed by hand: what is known of the
+    page's date (local index, the viewer's snapshot, the archive's first capture) says it
+    may postdate the claim. None when nothing known says so. Never fetches anything."""
+    key = normalize_url(url)
+    known = [
+        (page.published, page.date_source)
+        for page in (
+            Document.objects.filter(normalized_url=key).only("published", "date_source").first(),
+            FetchedPage.objects.filter(normalized_url=key).only("published", "date_source").first(),
+        )
+        if page is not None and page.published is not None
+    ]
+    if any(placement(day, source, claim_date) is Placement.BEFORE for day, source in known):
+        return None
+    after = [day for day, source in known if placement(day, source, claim_date) is Placement.AFTER]
+    if after:
+        return (
+            f"This page is dated {min(after):%Y-%m-%d}, on or after the claim date "
+            f"({claim_date:%Y-%m-%d}): evidence must predate the claim."
+        )
+    source = Source.objects.filter(normalized_url=key).first()
+    if source is not None and source.possible_temporal_leak(claim_date):
+        return (
+            f"The web archive first saw this page on {source.earliest_capture_at:%Y-%m-%d}, "
+            "after the claim date, and no earlier publication date is known: check that it "
+            "existed before the claim."
+        )
+    return None

@@ -18,6 +18,26 @@ _WAYBACK = re.compile(
 _TRACKING_PARAMS = re.compile(r"^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid)$", re.IGNORECASE)
 
 
+def is_web_address(url: str | None, *, scheme_optional: bool = False) -> bool:
+    """Whether `url` is a page on the web (http or https with a host): the one test for
+    "may this become a link or a source", so `javascript:` and friends never do.
+
+    scheme_optional: also take "host.tld/path" written without a scheme, as the released
+    dataset sometimes does.
+    """
+    candidate = (url or "").strip()
+    if not candidate or " " in candidate:
+        return False
+    if scheme_optional and "://" not in candidate:
+        host = candidate.split("/", 1)[0]
+        return "." in host and ":" not in host  # "javascript:x.y" is no host
+    try:
+        parts = urlsplit(candidate)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
 def unwrap_archive_url(url: str) -> str:
     """The live URL behind a Wayback Machine capture link; other URLs come back unchanged."""
     match = _WAYBACK.match(url.strip())
@@ -29,6 +49,36 @@ def unwrap_archive_url(url: str) -> str:
     if not re.match(r"^https?://", inner, re.IGNORECASE):
         inner = "http://" + inner
     return inner
+
+
+# archive.today and its mirror domains: https://archive.ph/AbCd1 or .../2020.../https://...
+_ARCHIVE_TODAY = re.compile(
+    r"^https?://(?:www\.)?archive\.(?:today|md|ph|is|li|vn|fo)/\S+$", re.IGNORECASE
+)
+
+
+def is_archive_link(url: str) -> bool:
+    """Whether `url` already is an archived copy (Wayback Machine or archive.today)."""
+    text = url.strip()
+    return bool(_WAYBACK.match(text) or _ARCHIVE_TODAY.match(text))
+
+
+def unwrap_double_archive(url: str) -> str:
+    """The inner archive link of a Wayback capture of an archive.today page.
+
+    Annotators sometimes cite web.archive.org/web/<ts>/https://archive.md/xyz: the copy that
+    matters is the archive.today one, so that is what is kept. Other URLs come back unchanged.
+    """
+    text = url.strip()
+    for _depth in range(3):  # bounded: a link wrapped more often than this is left as it is
+        match = _WAYBACK.match(text)
+        if not match:
+            return text
+        inner = re.sub(r"^(https?):/(?!/)", r"\1://", match.group("url"), flags=re.IGNORECASE)
+        if not is_archive_link(inner):
+            return text
+        text = inner
+    return text
 
 
 def archive_timestamp(url: str) -> datetime | None:

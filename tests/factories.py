@@ -99,3 +99,18 @@ class PooledTaskFactory(factory.django.DjangoModelFactory):
     claim = factory.SubFactory(ClaimWaitingForQuestionsFactory)
     article = factory.LazyAttribute(lambda task: task.claim.article if task.claim else None)
     status = Task.Status.POOLED
+
+
+class GoldClaimFactory(AcceptedClaimFactory):
+    """An accepted claim imported from a dataset file, with one QA pair: a training claim."""
+
+    class Meta:
+        skip_postgeneration_save = True
+
+    origin = Claim.Origin.IMPORTED
+    article = factory.SubFactory(ArticleFactory, state=Article.State.IMPORTED)
+
+    @factory.post_generation
+    def evidence(claim, create, extracted, **kwargs):
+        if create:
+            AnswerFactory(question__evidence_round__claim=claim)

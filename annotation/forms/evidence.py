@@ -12,10 +12,9 @@ from collections import defaultdict
 
 from django.http import QueryDict
 
-from annotation.evidence import Problem
 from annotation.models import EvidenceRound
+from annotation.submissions import AnswerData, EvidenceData, Problem, QuestionData
 from annotation.vocabulary import AnswerType
-from annotation.workflow import AnswerData, EvidenceData, QuestionData
 
 ANSWER_FIELDS = (
     "answer_type",

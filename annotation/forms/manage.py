@@ -1,6 +1,7 @@
 from django import forms
 
 from annotation.accounts import AccountError, parse_usernames
+from annotation.assignment import assignable_annotators
 from annotation.models import Task, User
 from annotation.vocabulary import Phase
 
@@ -73,7 +74,7 @@ class AccountForm(forms.Form):
 class AssignForm(forms.Form):
     phase = forms.TypedChoiceField(choices=PHASE_CHOICES, coerce=int)
     annotators = forms.ModelMultipleChoiceField(
-        queryset=User.objects.filter(is_active=True).order_by("username"),
+        queryset=assignable_annotators(),
         widget=forms.CheckboxSelectMultiple,
     )
     count = forms.IntegerField(min_value=1, max_value=10_000, label="Number of tasks")
@@ -85,9 +86,7 @@ class AssignForm(forms.Form):
 
 
 class ReassignForm(forms.Form):
-    annotator = forms.ModelChoiceField(
-        queryset=User.objects.filter(is_active=True).order_by("username")
-    )
+    annotator = forms.ModelChoiceField(queryset=assignable_annotators())
 
 
 class TaskFilterForm(forms.Form):

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from django import forms
+from django.urls import reverse_lazy
 from django_countries import countries
 
 from annotation.dates import DateNotUnderstood, earliest_date
 from annotation.guidelines import CLAIM_TYPE_HELP, P1_FIELD_HELP, STRATEGY_HELP
 from annotation.models import Article
+from annotation.normalisation import MAX_CLAIMS_PER_ARTICLE, normalisation_problems
+from annotation.submissions import NormalisedClaim
 from annotation.vocabulary import ClaimType, Strategy, Verdict
-from annotation.workflow import NormalisedClaim
 
 CLAIM_PREFIX = "claims"
-COUNTRY_CODES = {code for code, _ in countries}
 
 
 def _choices_with_help(choices, help_texts) -> list[tuple[str, str]]:
@@ -22,7 +23,18 @@ def _choices_with_help(choices, help_texts) -> list[tuple[str, str]]:
 class ClaimForm(forms.Form):
     text = forms.CharField(
         label="Normalised claim",
-        widget=forms.Textarea(attrs={"rows": 3}),
+        # Wording hints follow the typing, not the next autosave.
+        widget=forms.Textarea(
+            attrs={
+                "rows": 3,
+                "hx-get": reverse_lazy("annotation:wording-hints"),
+                "hx-trigger": "input changed delay:600ms",
+                "hx-include": "closest [data-claim-card]",
+                "hx-target": "next .warnings",
+                "hx-swap": "innerHTML",
+                "hx-sync": "this:replace",
+            }
+        ),
         error_messages={"required": "Write the claim."},
     )
     fact_checker_label = forms.ChoiceField(
@@ -47,11 +59,12 @@ class ClaimForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
+    # A picker by country name: a two-letter box silently cut "United" to "Un".
     location_iso_code = forms.CharField(
         label="Location",
         required=False,
-        max_length=2,
-        widget=forms.TextInput(attrs={"list": "country-codes", "autocomplete": "off", "size": 4}),
+        help_text="The country the claim is about or was made in; leave empty if none.",
+        widget=forms.Select(choices=[("", "no particular country"), *countries]),
     )
     claim_types = forms.MultipleChoiceField(
         label="Claim types",
@@ -72,10 +85,7 @@ class ClaimForm(forms.Form):
             field.help_text = P1_FIELD_HELP.get(name, "")
 
     def clean_location_iso_code(self) -> str | None:
-        code = self.cleaned_data["location_iso_code"].strip().upper()
-        if code and code not in COUNTRY_CODES:
-            raise forms.ValidationError(f"{code!r} is not a country code; pick one from the list.")
-        return code or None
+        return self.cleaned_data["location_iso_code"].strip().upper() or None
 
     def clean(self):
         data = super().clean()
@@ -108,19 +118,47 @@ class ClaimForm(forms.Form):
         )
 
 
+class BaseClaimFormSet(forms.BaseFormSet):
+    """The claims of one article; what is allowed is annotation/normalisation.py's."""
+
+    article_url = ""
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        claims = [form.normalised_claim() for form in self.forms]
+        for problem in normalisation_problems(claims, self.article_url):
+            match problem.path.split("."):
+                case ["claims", index, field]:
+                    self.forms[int(index)].add_error(field, problem.message)
+                case _:
+                    raise forms.ValidationError(problem.message)
+
+
 ClaimFormSet = forms.formset_factory(
-    ClaimForm, extra=0, min_num=1, validate_min=True, max_num=50, validate_max=True
+    ClaimForm,
+    formset=BaseClaimFormSet,
+    extra=0,
+    min_num=1,
+    validate_min=True,
+    max_num=MAX_CLAIMS_PER_ARTICLE,
+    validate_max=True,
 )
 
 
-def claim_formset(data=None, initial: list[dict] | None = None) -> forms.BaseFormSet:
-    return ClaimFormSet(data, initial=initial or [{}], prefix=CLAIM_PREFIX)
+def claim_formset(
+    data=None, initial: list[dict] | None = None, *, article_url: str = ""
+) -> forms.BaseFormSet:
+    formset = ClaimFormSet(data, initial=initial or [{}], prefix=CLAIM_PREFIX)
+    formset.article_url = article_url
+    return formset
 
 
 def draft_from_post(post) -> dict:
     """The claims as typed so far, unvalidated, in screen order: what autosave keeps."""
     try:
-        total = min(int(post.get(f"{CLAIM_PREFIX}-TOTAL_FORMS", 0)), 50)
+        total = min(int(post.get(f"{CLAIM_PREFIX}-TOTAL_FORMS", 0)), MAX_CLAIMS_PER_ARTICLE)
     except ValueError:
         total = 0
     claims = []

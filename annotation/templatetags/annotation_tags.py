@@ -1,5 +1,7 @@
 from django import template
 
+from search_proxy.webaddress import is_web_address
+
 register = template.Library()
 
 
@@ -12,3 +14,9 @@ def dictget(mapping, key):
         return mapping.get(key, mapping.get(str(key), ""))
     except AttributeError:
         return ""
+
+
+@register.filter
+def web_address(url) -> bool:
+    """Whether `url` may become a link (http or https with a host)."""
+    return is_web_address(url)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from annotation import assignment
+from annotation.blindness import EVIDENCE_PHASES
 from annotation.models import StaleDraft, Task
 from annotation.vocabulary import Phase
 
@@ -20,13 +25,19 @@ def own_task_or_404(user, pk: int) -> Task:
     return get_object_or_404(Task.objects.select_related("claim", "article"), pk=pk, annotator=user)
 
 
+def editor_task(request: HttpRequest, pk: int, phases: Collection[int]) -> Task:
+    """The start every editor view shares: the annotator's own task, of one of `phases`."""
+    task = own_task_or_404(request.user, pk)
+    if task.phase not in phases:
+        raise Http404(f"not a task of {', '.join(Phase(p).label for p in sorted(phases))}")
+    return task
+
+
 def next_task_or_panel(request: HttpRequest, phase: int) -> HttpResponse:
     """After a hand-in: straight on to the next task of the phase, or back to the panel
     saying why there is none."""
     from django.contrib import messages
     from django.shortcuts import redirect
-
-    from annotation import assignment
 
     try:
         task = assignment.next_task(request.user, phase)
@@ -34,6 +45,95 @@ def next_task_or_panel(request: HttpRequest, phase: int) -> HttpResponse:
         messages.info(request, str(reason))
         return redirect("annotation:control-panel")
     return redirect("annotation:task", pk=task.pk)
+
+
+def sent_version(post) -> int | None:
+    """The saved version a tab's content builds on.
+
+    "Keep this tab's version" on the conflict screen sends the newest version the tab was
+    shown (`keep_version`): the annotator chose, so that one counts. Otherwise the tab's own
+    `draft_version`, which never moves forward on a conflict.
+    """
+    for key in ("keep_version", "draft_version"):
+        try:
+            return int(post[key])
+        except (KeyError, ValueError):
+            continue
+    return None
+
+
+def draft_summary(phase: int, draft: dict) -> list[tuple[str, str, str]]:
+    """A draft as (label, value, form field) rows, for the side-by-side conflict screen."""
+    draft = draft or {}
+    rows: list[tuple[str, str, str]] = []
+    if phase == Phase.NORMALISATION:
+        for i, claim in enumerate(draft.get("claims", [])):
+            rows.append((f"Claim {i + 1}", claim.get("text", ""), f"claims-{i}-text"))
+            if claim.get("fact_checker_label"):
+                rows.append((f"Claim {i + 1} verdict", claim["fact_checker_label"], ""))
+        return rows
+    if phase in (Phase.QUESTIONS, Phase.DISPUTE):
+        for qi, question in enumerate(draft.get("questions", [])):
+            rows.append((f"Question {qi + 1}", question.get("text", ""), f"q-{qi}-text"))
+            for ai, answer in enumerate(question.get("answers", [])):
+                text = answer.get("text", "") or answer.get("answer_type", "")
+                field = f"q-{qi}-a-{ai}-text" if answer.get("answer_type") != "Boolean" else ""
+                rows.append((f"Q{qi + 1} answer {ai + 1}", text, field))
+                if answer.get("source_url"):
+                    rows.append((f"Q{qi + 1} answer {ai + 1} source", answer["source_url"], ""))
+        rows.append(("Claim correction", draft.get("claim_correction", ""), "claim_correction"))
+        rows.append(("Verdict", draft.get("verdict", ""), ""))
+        return rows
+    verdict = "Unreadable" if draft.get("unreadable") else draft.get("verdict", "")
+    rows.append(("Verdict", verdict, ""))
+    rows.append(("Justification", draft.get("justification", ""), "justification"))
+    flags = draft.get("flags", {})
+    if flags.get("claim"):
+        words = ", ".join(code.replace("_", " ") for code in flags["claim"])
+        rows.append(("Problems with the claim", words, ""))
+    marked = sum(len(codes) for target, codes in flags.items() if target != "claim")
+    rows.append(("Flags on questions and answers", str(marked), ""))
+    return rows
+
+
+def conflict_context(task: Task, mine: dict, sent: int | None) -> dict:
+    """What a tab that fell behind shows until the annotator chooses: both versions.
+
+    The tab keeps the version it was built on (`sent`), so every later save or submit from it
+    is refused too; only "keep this tab's version" (which names `version`) or reloading the
+    saved one ends the conflict.
+    """
+    return {
+        "conflict": {
+            "sent_version": sent if sent is not None else "",
+            "version": task.draft_version,
+            "saved_at": task.last_activity_at,
+            "closed": task.status != Task.Status.IN_PROGRESS,
+            "status": task.get_status_display(),
+            "reload_url": reverse("annotation:task", args=[task.pk]),
+            "rows": list(
+                _side_by_side(
+                    draft_summary(task.phase, mine), draft_summary(task.phase, task.draft)
+                )
+            ),
+        }
+    }
+
+
+def _side_by_side(mine, theirs):
+    mine_by_label = {label: (value, field) for label, value, field in mine}
+    theirs_by_label = {label: (value, field) for label, value, field in theirs}
+    labels = list(dict.fromkeys([row[0] for row in theirs] + [row[0] for row in mine]))
+    for label in labels:
+        my_value, my_field = mine_by_label.get(label, ("", ""))
+        their_value, their_field = theirs_by_label.get(label, ("", ""))
+        yield {
+            "label": label,
+            "mine": my_value,
+            "theirs": their_value,
+            "field": my_field or their_field,
+            "differs": my_value != their_value,
+        }
 
 
 def draft_parsers():
@@ -52,7 +152,7 @@ def draft_parsers():
 def draft_warnings(task: Task, draft: dict) -> dict:
     """Hints to refresh beside the editor after an autosave."""
     if task.phase == Phase.NORMALISATION:
-        from annotation.checks import wording_warnings
+        from annotation.wording import wording_warnings
 
         return {
             "claims": {
@@ -60,7 +160,7 @@ def draft_warnings(task: Task, draft: dict) -> dict:
                 for i, c in enumerate(draft.get("claims", []))
             }
         }
-    if task.phase in (Phase.QUESTIONS, Phase.DISPUTE):
+    if task.phase in EVIDENCE_PHASES:
         from annotation.evidence import evidence_problems
         from annotation.forms.evidence import evidence_from_draft, where
 
@@ -78,17 +178,18 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
     if parse is None:
         return HttpResponse(status=404)
     draft = parse(request.POST)
-    try:
-        version = int(request.POST.get("draft_version", ""))
-    except ValueError:
+    version = sent_version(request.POST)
+    if version is None:
         return HttpResponse("draft_version is missing", status=400)
-    context = {"task": task}
+    context = {"task": task, "autosave": True}
+    # Still typing after the lease lapsed: the task comes back if nobody took it.
+    if task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
+        task.refresh_from_db()
     try:
         task.save_draft(draft, version=version)
     except StaleDraft:
         # Either another tab saved newer work, or the task is no longer this annotator's.
-        context["conflict"] = True
-        context["closed"] = task.status != Task.Status.IN_PROGRESS
+        context.update(conflict_context(task, draft, version))
         return render(request, "annotation/_save_status.html", context, status=409)
     context["saved_at"] = timezone.localtime()
     context.update(draft_warnings(task, draft))

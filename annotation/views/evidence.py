@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_countries import countries
 
-from annotation import workflow
-from annotation.evidence import blocking, evidence_problems
+from annotation import suggestions, workflow
+from annotation.blindness import EVIDENCE_PHASES
+from annotation.evidence import blocking, evidence_problems, source_site_problems
 from annotation.forms.evidence import (
     blank_answer,
     blank_question,
@@ -28,33 +33,72 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import Claim, StaleDraft, Task
-from annotation.views.editing import next_task_or_panel, own_task_or_404
+from annotation.views.editing import (
+    conflict_context,
+    editor_task,
+    next_task_or_panel,
+    sent_version,
+)
 from annotation.views.phase1 import article_links
 from annotation.vocabulary import AnswerType, Phase, SourceMedium, Verdict
+from search_proxy import service as search_service
 
 TEMPLATE = "annotation/evidence.html"
-EDITOR_PHASES = (Phase.QUESTIONS, Phase.DISPUTE)
-SUBMITTERS = {
-    Phase.QUESTIONS: workflow.submit_evidence,
-    Phase.DISPUTE: workflow.submit_dispute_resolution,
-}
 
 
 def _dispute_context(task: Task) -> dict:
     """What P4 sees as the reason for the dispute: both verdicts and the checker's notes."""
     if task.phase != Phase.DISPUTE:
         return {}
-    from review.models import QualityCheck
-
     evidence = task.evidence_shown()
+    # Through the claim's relation: the P3 rounds belong to review, above this app.
     check = (
-        QualityCheck.objects.filter(claim=task.claim_id, is_agreement_sample=False)
+        task.claim.quality_checks.filter(is_agreement_sample=False)
         .exclude(submitted_at=None)
         .prefetch_related("flags__question", "flags__answer__question")
         .order_by("-submitted_at")
         .first()
     )
-    return {"disputed_evidence": evidence, "last_check": check}
+    reopened = (
+        task.claim.transitions.filter(
+            to_state=Claim.State.DISPUTE, from_state=Claim.State.DISCARDED
+        )
+        .select_related("actor")
+        .last()
+    )
+    flagged = set()
+    if check is not None:
+        for flag in check.flags.all():
+            if flag.question is not None:
+                flagged.add(flag.question.position)
+            elif flag.answer is not None:
+                flagged.add(flag.answer.question.position)
+    return {
+        "disputed_evidence": evidence,
+        "last_check": check,
+        "reopened": reopened,
+        "flagged_questions": flagged,
+    }
+
+
+def field_id(path: str) -> str:
+    """The form field a problem path points at: "questions.1.answers.0.source_url" is the
+    input with id "q-1-a-0-source_url"; whole-list problems point at the questions."""
+    parts = path.split(".")
+    if parts[0] != "questions" or len(parts) < 3:
+        return parts[0]
+    if parts[2] == "answers" and len(parts) >= 5:
+        return f"q-{parts[1]}-a-{parts[3]}-{parts[4]}"
+    return f"q-{parts[1]}-text"
+
+
+def error_summary(problems) -> list[dict]:
+    """What blocks a submission, in screen order, each linking to its field."""
+    return [
+        {"anchor": field_id(p.path), "where": where(p.path), "message": p.message}
+        for p in problems
+        if p.blocking
+    ]
 
 
 def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -> dict:
@@ -88,6 +132,9 @@ def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -
         "blank_question": blank_question(),
         "blank_answer": blank_answer(),
         "report_reasons": workflow.REPORT_REASONS,
+        "suggestion_kinds": suggestions.kinds_for(task),
+        "search_by_country": search_service.uses_country(),
+        "countries": list(countries),
         **_dispute_context(task),
         **extra,
     }
@@ -113,17 +160,12 @@ def evidence_page(request: HttpRequest, task: Task) -> HttpResponse:
 
 
 def _editor_task(request: HttpRequest, pk: int) -> Task:
-    task = own_task_or_404(request.user, pk)
-    if task.phase not in EDITOR_PHASES:
-        from django.http import Http404
-
-        raise Http404("not a question-answer task")
-    return task
+    return editor_task(request, pk, EVIDENCE_PHASES)
 
 
 @require_POST
 @login_required
-def review(request: HttpRequest, pk: int) -> HttpResponse:
+def check_pairs(request: HttpRequest, pk: int) -> HttpResponse:
     """Check the pairs; when nothing blocks, save them and show the confirmation screen."""
     task = _editor_task(request, pk)
     if task.status == Task.Status.SUBMITTED:
@@ -131,14 +173,16 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
     draft = draft_from_post(request.POST)
     evidence = evidence_from_draft(draft)
     problems = evidence_problems(evidence, task.claim, phase=task.phase)
+    version = sent_version(request.POST)
     try:
-        version = int(request.POST.get("draft_version", ""))
-        task.save_draft(draft, version=version)
-    except (ValueError, StaleDraft):
-        context = _context(request, task, draft, problems, stale=True)
+        task.save_draft(draft, version=-1 if version is None else version)
+    except StaleDraft:
+        # The tab stays behind (its own version) until the annotator chooses a version.
+        context = _context(request, task, draft, problems, **conflict_context(task, draft, version))
         return render(request, TEMPLATE, context, status=409)
     if blocking(problems):
-        return render(request, TEMPLATE, _context(request, task, draft, problems), status=422)
+        context = _context(request, task, draft, problems, summary=error_summary(problems))
+        return render(request, TEMPLATE, context, status=422)
     return render(
         request,
         "annotation/evidence_confirm.html",
@@ -159,7 +203,7 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
         )
         return redirect("annotation:task", pk=task.pk)
     try:
-        SUBMITTERS[task.phase](task, evidence_from_draft(task.draft))
+        workflow.submit(task, evidence_from_draft(task.draft))
     except workflow.WorkflowError as exc:
         messages.error(request, str(exc))
         return redirect("annotation:task", pk=task.pk)
@@ -186,6 +230,20 @@ def report(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
+def source_check(request: HttpRequest, pk: int) -> HttpResponse:
+    """The source-site checks for one address as it is entered, before any submit."""
+    task = _editor_task(request, pk)
+    url = next((v for k, v in request.GET.items() if k.endswith("source_url")), "")
+    problems = source_site_problems("source_url", url, task.claim)
+    return render(
+        request,
+        "annotation/evidence.html#source-check",
+        {"messages_": [(p.message, p.blocking) for p in problems]},
+    )
+
+
+@require_GET
+@login_required
 def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
     """Search results for the panel beside the editor, restricted to before the claim date."""
     from search_proxy import service
@@ -193,18 +251,30 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
 
     task = _editor_task(request, pk)
     query = request.GET.get("q", "").strip()
-    context = {"task": task, "query": query}
+    country_code = request.GET.get("country", "") if service.uses_country() else ""
+    context = {
+        "task": task,
+        "query": query,
+        "search_url": reverse("annotation:search-panel", args=[task.pk]),
+        "quoted_query": quote(query),
+        "country_code": quote(country_code),
+    }
     if query:
         try:
             page = max(1, int(request.GET.get("page", "1")))
         except ValueError:
             page = 1
-        country = request.GET.get("country") or task.claim.location_iso_code
+        # "any country" is a real choice; only an engine that ignores countries, or a first
+        # search, falls back to the claim's location.
+        if "country" in request.GET and service.uses_country():
+            country = request.GET["country"]
+        else:
+            country = task.claim.location_iso_code
         try:
             context["results"] = service.search(
                 query,
                 before=task.claim.claim_date,
-                country=country or None,
+                country=country,
                 page=page,
                 user=request.user,
                 claim=task.claim,

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from annotation import accounts, assignment, workflow
+from annotation import accounts, assignment, source_archive, workflow
 from annotation.forms.manage import (
     AccountForm,
     AssignForm,
@@ -22,6 +22,7 @@ from annotation.forms.manage import (
     TaskFilterForm,
 )
 from annotation.models import AgreementSampling, Article, AuditEntry, Claim, Task, User
+from search_proxy import archiving
 
 # New passwords are shown once (popped when the page shows them) and downloadable once.
 SHOW_PASSWORDS_KEY = "new_passwords_to_show"
@@ -239,3 +240,38 @@ def audit_log(request: HttpRequest) -> HttpResponse:
         request.GET.get("page")
     )
     return render(request, "annotation/audit.html", {"page": page})
+
+
+@manager_required
+def archives(request: HttpRequest) -> HttpResponse:
+    """Archive coverage per batch (chart and table) and the failed archive jobs."""
+    coverage = source_archive.coverage_per_batch()
+    # The SVG chart: one stacked bar per batch on one scale (the largest batch fills it).
+    width, widest = 480, max([1] + [c.total for c in coverage])
+    rows = []
+    for n, c in enumerate(coverage):
+        a, p = width * c.archived / widest, width * c.pending / widest
+        f = width * c.failed / widest
+        rows.append({"c": c, "y": 28 * n, "archived": a, "pending": p, "failed": f})
+    return render(
+        request,
+        "annotation/archives.html",
+        {
+            "rows": rows,
+            "chart_height": 28 * len(rows),
+            "failures": source_archive.failures(),
+        },
+    )
+
+
+@manager_required
+@require_POST
+def retry_archives(request: HttpRequest) -> HttpResponse:
+    """Send failed archive jobs again: one source (source=<id>) or all of them."""
+    wanted = request.POST.get("source", "")
+    if wanted and not wanted.isdigit():
+        messages.error(request, f"source {wanted!r} is not a source number.")
+        return redirect("annotation:archives")
+    retried = archiving.retry_failed([int(wanted)] if wanted else None)
+    messages.success(request, f"{len(retried)} archive job(s) sent again.")
+    return redirect("annotation:archives")

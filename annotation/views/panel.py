@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import assignment
+from annotation.blindness import EVIDENCE_PHASES, blind_claim, is_blind
 from annotation.models import Task
 from annotation.views import evidence, phase1
 from annotation.views.editing import own_task_or_404
@@ -34,6 +35,7 @@ def _phase_rows(user) -> list[dict]:
                 "qualified": user.is_qualified_for(phase.value),
                 "done": row["done"],
                 "assigned": row["done"] + row["held"],
+                "open": row["held"],
                 "current": assignment.current_task(user, phase.value),
                 "quota_left": assignment.quota_left(user, phase.value),
                 "last_submitted": Task.objects.filter(
@@ -95,7 +97,7 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
         task.touch()
         if task.phase == Phase.NORMALISATION:
             return phase1.normalisation_page(request, task)
-        if task.phase in (Phase.QUESTIONS, Phase.DISPUTE):
+        if task.phase in EVIDENCE_PHASES:
             return evidence.evidence_page(request, task)
         from review.views import check_page  # review builds on annotation, not the reverse
 
@@ -115,11 +117,24 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
         ).first()
     else:
         previous = own.last()
+    blind = is_blind(task.phase)
     context = {
         "task": task,
-        "blind": task.phase in (Phase.QUALITY_CHECK, Phase.POST_CONTROL),
+        "blind": blind,
+        # A blind phase gets the claim only as annotation/blindness.py lets it see it.
+        "claim": blind_claim(task.claim) if blind and task.claim else task.claim,
         "previous": previous,
         "next": next_one,
         "evidence": task.evidence_shown(),
+        # What this annotator handed in, so browsing back shows their own work.
+        "own_evidence": getattr(task, "evidence_round", None)
+        if task.status == Task.Status.SUBMITTED
+        else None,
+        "own_check": getattr(task, "quality_check", None)
+        if task.status == Task.Status.SUBMITTED
+        else None,
+        "own_claims": task.article.claims.order_by("position")
+        if task.phase == Phase.NORMALISATION and task.status == Task.Status.SUBMITTED
+        else None,
     }
     return render(request, "annotation/task.html", context)

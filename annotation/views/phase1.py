@@ -6,13 +6,12 @@ import contextlib
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
 
-from annotation import workflow
-from annotation.checks import wording_warnings
+from annotation import suggestions, workflow
 from annotation.dates import DateNotUnderstood, earliest_date
 from annotation.forms.phase1 import SkipForm, claim_formset, draft_from_post
 from annotation.guidelines import (
@@ -24,8 +23,16 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import StaleDraft, Task
-from annotation.views.editing import next_task_or_panel, own_task_or_404
+from annotation.views.editing import (
+    conflict_context,
+    editor_task,
+    next_task_or_panel,
+    own_task_or_404,
+    sent_version,
+)
 from annotation.vocabulary import Phase, exclusion_reason
+from annotation.wording import wording_warnings
+from search_proxy.fetch import read_page
 from search_proxy.webaddress import archive_timestamp, unwrap_archive_url
 
 TEMPLATE = "annotation/phase1.html"
@@ -55,12 +62,30 @@ def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
         "countries": list(countries),
         "show_tour": "p1" not in request.user.completed_tours,
         "tour_steps": TOURS["p1"],
+        "suggestion_kinds": suggestions.kinds_for(task),
         "warnings": {
             i: wording_warnings(f["text"].value() or "", f["speaker"].value())
             for i, f in enumerate(formset.forms)
         },
         **extra,
     }
+
+
+@require_GET
+@login_required
+def article_text(request: HttpRequest, pk: int) -> HttpResponse:
+    """The article's readable text from its snapshot (the fragment the P1 pane loads), or the
+    locally indexed text with the reason the page could not be fetched."""
+    task = own_task_or_404(request.user, pk)
+    if task.phase != Phase.NORMALISATION:
+        raise Http404("This task has no article to read.")
+    context = {
+        "task": task,
+        "article": task.article,
+        "links": article_links(task.article.url),
+        "reading": read_page(task.article.url),
+    }
+    return render(request, f"{TEMPLATE}#article-text", context)
 
 
 def normalisation_page(request: HttpRequest, task: Task) -> HttpResponse:
@@ -76,15 +101,15 @@ def normalisation_page(request: HttpRequest, task: Task) -> HttpResponse:
 @require_POST
 @login_required
 def submit(request: HttpRequest, pk: int) -> HttpResponse:
-    task = own_task_or_404(request.user, pk)
-    if task.phase != Phase.NORMALISATION:
-        return HttpResponse(status=404)
+    task = editor_task(request, pk, {Phase.NORMALISATION})
     if task.status == Task.Status.SUBMITTED:
         return redirect("annotation:task", pk=task.pk)
-    formset = claim_formset(request.POST)
+    formset = claim_formset(request.POST, article_url=task.article.url)
     draft = draft_from_post(request.POST)
-    if str(task.draft_version) != request.POST.get("draft_version"):
-        context = _context(request, task, formset, stale=True)
+    version = sent_version(request.POST)
+    if version != task.draft_version:
+        # The tab stays behind (its own version) until the annotator chooses a version.
+        context = _context(request, task, formset, **conflict_context(task, draft, version))
         return render(request, TEMPLATE, context, status=409)
     if not formset.is_valid():
         _keep(task, draft)
@@ -99,9 +124,13 @@ def submit(request: HttpRequest, pk: int) -> HttpResponse:
         _keep(task, draft)
         return render(request, TEMPLATE, _context(request, task, formset, stopping=stopping))
     try:
-        workflow.submit_normalisation(task, claims)
+        workflow.submit(task, claims)
     except workflow.WorkflowError as exc:
         messages.error(request, str(exc))
+        return redirect("annotation:control-panel")
+    if request.POST.get("then") == "stop":
+        # No next article is leased to someone who is about to leave.
+        messages.success(request, f"Saved {len(claims)} claim(s). No new article was taken.")
         return redirect("annotation:control-panel")
     messages.success(request, f"Saved {len(claims)} claim(s). Here is your next article.")
     return next_task_or_panel(request, Phase.NORMALISATION)
@@ -127,6 +156,16 @@ def skip(request: HttpRequest, pk: int) -> HttpResponse:
     workflow.skip_article(task, form.cleaned_data["reason"], form.cleaned_data["note"])
     messages.success(request, "Thanks, the article is reported. Here is your next one.")
     return next_task_or_panel(request, Phase.NORMALISATION)
+
+
+@require_GET
+@login_required
+def wording_hints(request: HttpRequest) -> HttpResponse:
+    """The claim card's wording hints while the claim is typed (the same rules autosave uses)."""
+    text = next((v for k, v in request.GET.items() if k.endswith("-text")), "")
+    speaker = next((v for k, v in request.GET.items() if k.endswith("-speaker")), "")
+    hints = wording_warnings(text, speaker or None)
+    return render(request, "annotation/phase1.html#wording-hints", {"hints": hints})
 
 
 @require_GET

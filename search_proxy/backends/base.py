@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from html import unescape
-from typing import Protocol
+from typing import Any, Protocol
+
+import requests
 
 # Ten results a page, ten pages: the most Google's API serves (start + num <= 100) and the
 # most Brave's (offset <= 9).
@@ -33,6 +36,9 @@ class SearchUnavailable(Exception):
 
 class Backend(Protocol):
     name: str
+    # Whether the engine narrows or ranks results by a country code; screens hide the
+    # country box when it would be ignored.
+    uses_country: bool
 
     def available(self) -> bool: ...
 
@@ -68,3 +74,35 @@ class ConfiguredBackend:
 
     def available(self) -> bool:
         return not self.unavailable_reason()
+
+
+def get_json(
+    url: str,
+    *,
+    params: dict,
+    headers: dict[str, str],
+    timeout: float,
+    service: str,
+    unavailable: type[SearchUnavailable],
+    error_message: Callable[[int, Any], str],
+) -> dict:
+    """One GET to a search API, its failures turned into `unavailable` with a message for
+    the annotator. Never puts the request URL or the exception text in a message: both
+    can carry the API key."""
+    try:
+        response = requests.get(
+            url, params=params, headers=headers, timeout=(min(5.0, timeout), timeout)
+        )
+    except requests.Timeout:
+        raise unavailable(f"{service} did not answer in time.") from None
+    except requests.RequestException as exc:
+        raise unavailable(f"{service} could not be reached ({type(exc).__name__}).") from None
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if response.status_code != 200:
+        raise unavailable(error_message(response.status_code, data))
+    if not isinstance(data, dict):
+        raise unavailable(f"{service} answered something that is not JSON.")
+    return data

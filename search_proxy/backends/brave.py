@@ -14,7 +14,6 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-import requests
 from django.conf import settings
 
 from search_proxy.backends.base import (
@@ -23,6 +22,7 @@ from search_proxy.backends.base import (
     SearchResult,
     SearchUnavailable,
     first_rank,
+    get_json,
     plain_text,
 )
 from search_proxy.dates import DateSource, parse_date
@@ -34,6 +34,7 @@ class BraveUnavailable(SearchUnavailable):
 
 class BraveBackend(ConfiguredBackend):
     name = "brave"
+    uses_country = True
 
     def __init__(
         self, api_key: str | None = None, url: str | None = None, timeout: float | None = None
@@ -71,27 +72,15 @@ class BraveBackend(ConfiguredBackend):
     ) -> list[SearchResult]:
         if reason := self.unavailable_reason():
             raise BraveUnavailable(reason)
-        try:
-            response = requests.get(
-                self.url,
-                params=self.request_params(query, before=before, country=country, page=page),
-                headers=self.request_headers(),
-                timeout=(min(5.0, self.timeout), self.timeout),
-            )
-        except requests.Timeout:
-            raise BraveUnavailable("Brave search did not answer in time.") from None
-        except requests.RequestException as exc:
-            raise BraveUnavailable(
-                f"Brave search could not be reached ({type(exc).__name__})."
-            ) from None
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        if response.status_code != 200:
-            raise BraveUnavailable(_error_message(response.status_code, data))
-        if not isinstance(data, dict):
-            raise BraveUnavailable("Brave search answered something that is not JSON.")
+        data = get_json(
+            self.url,
+            params=self.request_params(query, before=before, country=country, page=page),
+            headers=self.request_headers(),
+            timeout=self.timeout,
+            service="Brave search",
+            unavailable=BraveUnavailable,
+            error_message=_error_message,
+        )
         return parse_response(data, first=first_rank(page))
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-import requests
 from django.conf import settings
 
 from search_proxy.backends.base import (
@@ -27,6 +26,7 @@ from search_proxy.backends.base import (
     SearchResult,
     SearchUnavailable,
     first_rank,
+    get_json,
     plain_text,
 )
 from search_proxy.dates import DateSource, parse_date
@@ -55,6 +55,7 @@ _SNIPPET_DATE_SEPARATOR = " ... "
 
 class GoogleBackend(ConfiguredBackend):
     name = "google"
+    uses_country = True
 
     def __init__(
         self,
@@ -97,28 +98,15 @@ class GoogleBackend(ConfiguredBackend):
         if reason := self.unavailable_reason():
             raise GoogleUnavailable(reason)
         params = self.request_params(query, before=before, country=country, page=page)
-        try:
-            response = requests.get(
-                self.url,
-                params=params,
-                headers={"Accept": "application/json"},
-                timeout=(min(5.0, self.timeout), self.timeout),
-            )
-        except requests.Timeout:
-            raise GoogleUnavailable("Google search did not answer in time.") from None
-        except requests.RequestException as exc:
-            # str(exc) would contain the request URL with the key: the class name only.
-            raise GoogleUnavailable(
-                f"Google search could not be reached ({type(exc).__name__})."
-            ) from None
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        if response.status_code != 200:
-            raise GoogleUnavailable(_error_message(response.status_code, data))
-        if not isinstance(data, dict):
-            raise GoogleUnavailable("Google search answered something that is not JSON.")
+        data = get_json(
+            self.url,
+            params=params,
+            headers={"Accept": "application/json"},
+            timeout=self.timeout,
+            service="Google search",
+            unavailable=GoogleUnavailable,
+            error_message=_error_message,
+        )
         return parse_response(data, first=int(params["start"]))
 
 

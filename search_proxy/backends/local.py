@@ -94,6 +94,7 @@ class LocalUnavailable(SearchUnavailable):
 
 class LocalBackend(ConfiguredBackend):
     name = "local"
+    uses_country = False  # the index holds no country per page
 
     def unavailable_reason(self) -> str:
         if connection.vendor not in ("postgresql", "sqlite"):

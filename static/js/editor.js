@@ -13,16 +13,61 @@
     return dirty && !document.querySelector("[data-conflict]");
   };
 
+  // Autosave state for leaving the page: a save in flight or one that failed means the
+  // server does not have what is on screen yet.
+  let saveFailed = false;
+  let leaving = false; // a submit or an explicit choice is navigating away on purpose
+  const storageKey = form && form.dataset.draftKey;
+
+  // What the form holds, as the autosave would post it (without the csrf token).
+  function serialised() {
+    const data = new URLSearchParams(new FormData(form));
+    data.delete("csrfmiddlewaretoken");
+    return data;
+  }
+  function content(data) {
+    const copy = new URLSearchParams(data);
+    copy.delete("draft_version");
+    copy.delete("keep_version");
+    return copy.toString();
+  }
+
+  // The browser keeps a copy of every change until the server confirms it, so a crash, a
+  // closed tab or a lost connection never loses typing.
+  function keepLocally() {
+    if (!storageKey) return;
+    try {
+      localStorage.setItem(storageKey, JSON.stringify({ at: Date.now(), body: serialised().toString() }));
+    } catch (error) { /* storage full or disabled: the server copy still works */ }
+  }
+  function localCopy() {
+    if (!storageKey) return null;
+    try { return JSON.parse(localStorage.getItem(storageKey) || "null"); } catch (error) { return null; }
+  }
+  function forgetLocally() {
+    if (storageKey) localStorage.removeItem(storageKey);
+  }
+
+  function saveUrl() { return form.getAttribute("hx-post"); }
+
   if (form) {
-    form.addEventListener("input", () => { dirty = true; });
-    form.addEventListener("change", () => { dirty = true; });
+    form.addEventListener("input", () => { dirty = true; keepLocally(); });
+    form.addEventListener("change", () => { dirty = true; keepLocally(); });
     form.addEventListener("htmx:beforeRequest", (event) => {
       if (event.detail.elt === form) dirty = false;
+    });
+    form.addEventListener("htmx:afterRequest", (event) => {
+      if (event.detail.elt !== form) return;
+      const status = event.detail.xhr.status;
+      saveFailed = !(status >= 200 && status < 300) && status !== 409;
+      // Confirmed by the server and unchanged since: the local copy is no longer needed.
+      const local = localCopy();
+      if (status === 200 && !dirty && local && content(local.body) === content(serialised())) forgetLocally();
     });
     form.addEventListener("htmx:responseError", (event) => {
       if (event.detail.elt === form && event.detail.xhr.status !== 409) dirty = true;
     });
-    form.addEventListener("htmx:sendError", () => { dirty = true; });
+    form.addEventListener("htmx:sendError", () => { dirty = true; saveFailed = true; });
     // A real submit must not race an autosave that would bump the version under it: wait
     // for the save in flight, then submit with the version it returned.
     form.addEventListener("submit", (event) => {
@@ -32,8 +77,129 @@
         form.addEventListener("htmx:afterRequest", () => form.requestSubmit(submitter), { once: true });
         return;
       }
+      // Keeping this tab's version with JavaScript: adopt the newest version and save now,
+      // instead of submitting (without JavaScript the button submits and the server decides).
+      if (event.submitter && event.submitter.hasAttribute("data-keep-mine")) {
+        event.preventDefault();
+        keepMine(event.submitter.dataset.keepMine);
+        return;
+      }
+      const choice = event.submitter && form.querySelector("[data-discards]:checked");
+      if (choice && !window.confirm(choice.dataset.discards)) {
+        event.preventDefault();
+        return;
+      }
       dirty = false;
+      leaving = true;
     });
+
+    // Leaving the page: send what is unsaved with a request that outlives the page, and
+    // warn while the server does not have it.
+    window.addEventListener("pagehide", () => {
+      if (!dirty || leaving || document.querySelector("[data-conflict]")) return;
+      const data = new FormData(form);
+      if (navigator.sendBeacon && navigator.sendBeacon(saveUrl(), data)) dirty = false;
+    });
+    window.addEventListener("beforeunload", (event) => {
+      if (leaving) return;
+      if (dirty || saveFailed || form.classList.contains("htmx-request") || document.querySelector("#conflict-panel [data-conflict]")) {
+        event.preventDefault();
+        event.returnValue = "";
+      }
+    });
+
+    // Typing the server never confirmed (a crash, a closed tab, no connection): offer it back.
+    const local = localCopy();
+    if (local && content(local.body) !== content(serialised())) {
+      const banner = document.getElementById("local-draft");
+      if (banner) {
+        banner.hidden = false;
+        const when = banner.querySelector("[data-local-time]");
+        if (when) when.textContent = new Date(local.at).toLocaleTimeString();
+      }
+    } else if (local) {
+      forgetLocally();
+    }
+  }
+
+  function keepMine(version) {
+    document.getElementById("draft-version").value = version;
+    const panel = document.getElementById("conflict-panel");
+    if (panel) panel.innerHTML = "";
+    const status = document.getElementById("save-status");
+    if (status) { status.removeAttribute("data-conflict"); status.classList.remove("conflict"); }
+    dirty = true;
+    if (window.htmx) window.htmx.trigger(form, "focusout");
+  }
+
+  // Replace elements by id with those of an HTML answer (the autosave fragment and its
+  // out-of-band parts), for requests made outside htmx.
+  function swapIn(html) {
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    [...template.content.children].forEach((node) => {
+      const old = node.id && document.getElementById(node.id);
+      if (old) {
+        node.removeAttribute("hx-swap-oob");
+        old.replaceWith(node);
+        if (window.htmx) window.htmx.process(node);
+      }
+    });
+  }
+
+  document.addEventListener("click", (event) => {
+    const copy = event.target.closest("[data-copy-theirs]");
+    if (copy && form) {
+      const field = form.elements[copy.dataset.copyTheirs];
+      if (field) {
+        field.value = copy.dataset.value;
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+        copy.textContent = "Copied";
+      }
+      return;
+    }
+    if (event.target.closest("[data-take-theirs]")) {
+      // The annotator chose the saved version: this tab's copy must not come back.
+      forgetLocally();
+      dirty = false;
+      saveFailed = false;
+      leaving = true;
+      return;
+    }
+    const restore = event.target.closest("[data-restore-local]");
+    if (restore && form) {
+      const local = localCopy();
+      if (!local) return;
+      // Saved like any autosave, with the version the copy was built on: if another tab
+      // saved since, the conflict screen lets the annotator choose.
+      fetch(saveUrl(), {
+        method: "POST",
+        body: new URLSearchParams(local.body),
+        headers: { "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value, "HX-Request": "true" },
+        credentials: "same-origin",
+      }).then(async (response) => {
+        if (response.ok) {
+          forgetLocally();
+          leaving = true;
+          window.location.reload();
+        } else {
+          swapIn(await response.text());
+        }
+        document.getElementById("local-draft").hidden = true;
+      });
+      return;
+    }
+    if (event.target.closest("[data-discard-local]")) {
+      forgetLocally();
+      document.getElementById("local-draft").hidden = true;
+    }
+  });
+
+  // A refused submit: bring the list of what to fix into view (its links lead to each field).
+  const summary = document.getElementById("error-summary");
+  if (summary) {
+    summary.scrollIntoView({ block: "start" });
+    summary.focus({ preventScroll: true });
   }
 
   // --- Claim cards -------------------------------------------------------------------------
@@ -167,10 +333,34 @@
       if (highlighted) {
         highlighted.classList.add("tour-highlight");
         highlighted.scrollIntoView({ block: "nearest" });
+        if (highlighted.getBoundingClientRect().top < 0) highlighted.scrollIntoView({ block: "start" });
       }
       text.textContent = `${at + 1}/${steps.length} · ${words}`;
       tour.querySelector("[data-tour-next]").textContent = at === steps.length - 1 ? "Done" : "Next";
+      place();
     };
+    // The box sits in a corner; move it to the other end of the screen whenever it would
+    // hide what it points at or the Submit button.
+    const overlaps = (a, b) =>
+      a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const spots = ["", "tour--top", "tour--left", "tour--top tour--left", "tour--middle"];
+    // A target taller than much of the screen (a whole claim card on a phone) cannot stay
+    // uncovered: keep its top lines, where it starts, in sight.
+    const guardedRect = (el) => {
+      const r = el.getBoundingClientRect();
+      if (r.height <= window.innerHeight * 0.4) return r;
+      return { left: r.left, right: r.right, top: r.top, bottom: r.top + 80 };
+    };
+    const place = () => {
+      const guarded = [highlighted, document.querySelector("#submit")].filter(Boolean);
+      for (const spot of spots) {
+        tour.classList.remove("tour--top", "tour--left", "tour--middle");
+        if (spot) tour.classList.add(...spot.split(" "));
+        const box = tour.getBoundingClientRect();
+        if (!guarded.some((el) => overlaps(box, guardedRect(el)))) return;
+      }
+    };
+    window.addEventListener("resize", () => { if (!tour.hidden) place(); });
     tour.querySelector("[data-tour-next]").addEventListener("click", () => {
       at += 1;
       if (at >= steps.length) finish();

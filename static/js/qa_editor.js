@@ -69,6 +69,7 @@
     questions.appendChild(card);
     renumber();
     card.querySelectorAll("[data-answer]").forEach(showKind);
+    if (window.htmx) window.htmx.process(card); // the source check on its address field
     card.querySelector("[data-question-text]").focus();
     changed();
   }
@@ -80,6 +81,7 @@
     list.appendChild(answer);
     renumber();
     showKind(answer);
+    if (window.htmx) window.htmx.process(answer);
     lastAnswer = answer;
     changed();
   }
@@ -135,6 +137,32 @@
     showKind(answer);
   }
 
+  // --- Phone: editor or search, one tap apart ---------------------------------------------
+  const split = document.getElementById("editor-split");
+  function showView(view) {
+    if (!split) return;
+    split.dataset.phoneView = view;
+    document.querySelectorAll("[data-phone-view]").forEach((link) => {
+      link.classList.toggle("active", link.dataset.phoneView === view);
+    });
+  }
+  // Without JavaScript both panes stay on the page and the links are plain anchors.
+  showView("form");
+  document.querySelectorAll("a[data-phone-view]").forEach((link) => {
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      showView(link.dataset.phoneView);
+      split.scrollIntoView({ block: "start" });
+    });
+  });
+  // After a result fills an answer, bring that answer into view and make the change plain.
+  function reveal(answer) {
+    showView("form");
+    answer.scrollIntoView({ block: "center" });
+    answer.classList.add("filled");
+    setTimeout(() => answer.classList.remove("filled"), 2500);
+  }
+
   // --- Side panel -----------------------------------------------------------------------
   document.addEventListener("click", (event) => {
     const tab = event.target.closest("[data-tab]");
@@ -149,12 +177,13 @@
     if (use) {
       const answer = targetAnswer();
       if (!answer) return;
-      answer.querySelector("[data-source-url]").value = use.dataset.useResult;
+      const address = answer.querySelector("[data-source-url]");
+      address.value = use.dataset.useResult;
+      address.dispatchEvent(new Event("change", { bubbles: true })); // runs the source check
       const medium = answer.querySelector("[data-source-medium]");
       if (!medium.value || medium.value === "Metadata") medium.value = "Web text";
       if (answer.dataset.type === "Unanswerable") setKind(answer, "Extractive");
-      answer.classList.add("filled");
-      setTimeout(() => answer.classList.remove("filled"), 1200);
+      reveal(answer);
       changed();
       return;
     }
@@ -166,7 +195,9 @@
       if (!text || !answer) return;
       setKind(answer, "Extractive");
       answer.querySelector("[data-answer-text]").value = text;
-      answer.querySelector("[data-source-url]").value = page.dataset.openedUrl;
+      const address = answer.querySelector("[data-source-url]");
+      address.value = page.dataset.openedUrl;
+      address.dispatchEvent(new Event("change", { bubbles: true })); // runs the source check
       const medium = answer.querySelector("[data-source-medium]");
       if (!medium.value) medium.value = "Web text";
       changed();

@@ -107,7 +107,67 @@ def test_a_lapsed_lease_returns_the_task_to_the_pool_and_keeps_the_draft(
     assert task.draft == {"questions": ["half-written"]}
     fresh = assignment.next_task(second_annotator, Phase.QUESTIONS)
     assert fresh.replaces == task and fresh.claim == task.claim
+    # The draft travels: the next annotator of the phase starts from it.
+    assert fresh.draft == {"questions": ["half-written"]}
     assert assignment.expire_lapsed_leases() == 0
+
+
+def _lapse(task):
+    Task.objects.filter(pk=task.pk).update(
+        lease_expires_at=timezone.now() - datetime.timedelta(seconds=1)
+    )
+    assert assignment.expire_lapsed_leases() == 1
+
+
+def test_a_lapsed_task_comes_back_to_its_annotator_if_nobody_took_it(annotator, client):
+    _pooled()
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    task.save_draft({"questions": [], "verdict": "", "claim_correction": "x"}, version=0)
+    _lapse(task)
+    # Their open tab autosaves again: the task is theirs again, nothing is lost.
+    client.force_login(annotator)
+    response = client.post(
+        f"/annotate/tasks/{task.pk}/draft/", {"draft_version": "1", "q-0-text": "Still typing"}
+    )
+    assert response.status_code == 200
+    task.refresh_from_db()
+    assert task.status == Task.Status.IN_PROGRESS
+    assert task.draft["questions"][0]["text"] == "Still typing"
+    assert not Task.objects.filter(replaces=task).exists()
+    assert task.lease_expires_at > timezone.now()
+
+
+def test_start_next_gives_back_lapsed_work_before_new_work(annotator):
+    _pooled(2)
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    task.save_draft({"questions": ["mine"]}, version=0)
+    _lapse(task)
+    again = assignment.next_task(annotator, Phase.QUESTIONS)
+    assert again.pk == task.pk and again.draft == {"questions": ["mine"]}
+
+
+def test_a_lapsed_task_someone_else_took_stays_theirs(annotator, second_annotator, client):
+    _pooled()
+    task = assignment.next_task(annotator, Phase.QUESTIONS)
+    _lapse(task)
+    assignment.next_task(second_annotator, Phase.QUESTIONS)
+    assert not assignment.reclaim_lapsed(task)
+    client.force_login(annotator)
+    response = client.post(f"/annotate/tasks/{task.pk}/draft/", {"draft_version": "0"})
+    assert response.status_code == 409
+    assert "no longer open for you" in response.content.decode()
+
+
+def test_a_blind_check_draft_does_not_travel_to_the_next_checker(annotator, second_annotator):
+    steps.new_article()
+    steps.normalise(AnnotatorFactory())
+    steps.answer(AnnotatorFactory())
+    task = assignment.next_task(annotator, Phase.QUALITY_CHECK)
+    task.save_draft({"verdict": "Refuted", "justification": "mine"}, version=0)
+    _lapse(task)
+    assert Task.objects.get(replaces=task).draft == {}
+    task.refresh_from_db()
+    assert task.draft["justification"] == "mine"  # kept on the lapsed task for managers
 
 
 def test_activity_keeps_the_lease_alive(annotator, settings):

@@ -2,8 +2,8 @@ from datetime import date
 
 import pytest
 
-from annotation.checks import wording_warnings
 from annotation.dates import DateNotUnderstood, earliest_date
+from annotation.wording import wording_warnings
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from tests.factories import AnnotatorFactory, ClaimWaitingForQuestionsFactory, P
 THREADS = 50
 MAX_ROUNDS = 20  # per thread: enough to drain the pool, and a hard bound on every loop
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.race]
 
 
 @pytest.fixture(autouse=True)

@@ -98,3 +98,25 @@ def test_a_quality_check_task_page_never_shows_the_article_or_earlier_verdicts(c
     # the earlier verdicts themselves never are.
     for secret in (article.url, people[0].username, people[1].username):
         assert secret not in body
+
+
+def test_a_submitted_evidence_task_shows_the_annotators_own_questions_and_answers(client, db):
+    from annotation import assignment, workflow
+
+    person = AnnotatorFactory()
+    PooledTaskFactory()
+    task = assignment.next_task(person, Phase.QUESTIONS)
+    workflow.submit_evidence(task, steps.evidence())
+    client.force_login(person)
+    body = client.get(reverse("annotation:task", args=[task.pk])).content.decode()
+    assert "Your questions and answers" in body
+    assert "What did the council&#x27;s 2019 budget say? (1)" in body
+    assert "It lists 2.1 million for parks." in body
+    assert "Your verdict: <strong>Refuted</strong>" in body
+
+
+def test_the_panel_names_its_columns_plainly(client, annotator):
+    client.force_login(annotator)
+    body = client.get(reverse("annotation:control-panel")).content.decode()
+    assert "<th>Browse</th>" not in body
+    assert "Submitted</th>" in body and "Open now</th>" in body

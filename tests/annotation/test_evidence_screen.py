@@ -1,5 +1,7 @@
 """The Phase 2 / Phase 4 question-answer editor through the test client."""
 
+import datetime
+
 import pytest
 from django.urls import reverse
 
@@ -7,6 +9,8 @@ from annotation import assignment
 from annotation.evidence import evidence_problems
 from annotation.models import Claim, Task
 from annotation.vocabulary import NO_ANSWER_TEXT, Phase
+from search_proxy import service
+from search_proxy.backends import SearchResult
 from search_proxy.models import FactCheckingDomain, MisinformationDomain
 from tests import steps
 from tests.factories import AnnotatorFactory
@@ -79,7 +83,7 @@ def test_the_editor_shows_the_claim_its_siblings_and_the_search_panel(logged_in,
 
 
 def test_valid_pairs_lead_to_the_confirmation_screen_then_to_p3(logged_in, p2_task, claim):
-    review = logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), GOOD)
+    review = logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), GOOD)
     assert review.status_code == 200
     assert b"Do these questions and answers alone lead to your verdict?" in review.content
     p2_task.refresh_from_db()
@@ -130,7 +134,7 @@ def test_a_broken_answer_is_refused_with_a_message_beside_it(logged_in, p2_task,
         ("How much did the council budget for parks in 2019?", [fields]),
         ("Who approved the 2019 parks budget?", [{}]),
     )
-    response = logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), data)
+    response = logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), data)
     assert response.status_code == 422
     assert message in response.content.decode()
     assert not Claim.objects.get(pk=p2_task.claim_id).evidence_rounds.exists()
@@ -141,7 +145,7 @@ def test_metadata_answers_get_metadata_as_their_source(logged_in, p2_task, claim
         ("When was the claim made?", [{"source_medium": "Metadata", "source_url": ""}]),
         ("How much did the council budget for parks in 2019?", [{}]),
     )
-    logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), data)
+    logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), data)
     logged_in.post(
         reverse("annotation:confirm-evidence", args=[p2_task.pk]), {"draft_version": "1"}
     )
@@ -155,7 +159,7 @@ def test_misinformation_sources_are_allowed_but_marked(logged_in, p2_task):
         ("Where did the claim first appear?", [{"source_url": "https://www.theonion.com/parks"}]),
         ("How much did the council budget for parks in 2019?", [{}]),
     )
-    response = logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), data)
+    response = logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), data)
     assert response.status_code == 200  # confirmation screen: a hint, not an error
     draft = logged_in.post(
         reverse("annotation:save-draft", args=[p2_task.pk]), {**data, "draft_version": "1"}
@@ -192,28 +196,28 @@ def test_restating_the_whole_claim_as_a_question_gets_a_hint(claim):
 
 def test_all_unanswerable_needs_five_questions(logged_in, p2_task):
     four = post_data(*[(f"Question {n}?", [{"answer_type": "Unanswerable"}]) for n in range(4)])
-    response = logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), four)
+    response = logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), four)
     assert response.status_code == 422
     assert "Ask at least 5 questions" in response.content.decode()
     five = post_data(
         *[(f"Question {n}?", [{"answer_type": "Unanswerable"}]) for n in range(5)], version=1
     )
     assert (
-        logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), five).status_code
+        logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), five).status_code
         == 200
     )
 
 
 def test_more_than_three_answers_to_a_question_are_refused(logged_in, p2_task):
     data = post_data(("How much was spent?", [{}, {}, {}, {}]), ("Who approved it?", [{}]))
-    response = logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), data)
+    response = logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), data)
     assert response.status_code == 422
     assert "At most 3 answers" in response.content.decode()
 
 
 def test_a_verdict_is_needed(logged_in, p2_task):
     response = logged_in.post(
-        reverse("annotation:review-evidence", args=[p2_task.pk]), {**GOOD, "verdict": ""}
+        reverse("annotation:check-evidence", args=[p2_task.pk]), {**GOOD, "verdict": ""}
     )
     assert response.status_code == 422
     assert "Choose a verdict" in response.content.decode()
@@ -221,7 +225,7 @@ def test_a_verdict_is_needed(logged_in, p2_task):
 
 def test_the_claim_correction_is_kept_beside_the_original(logged_in, p2_task, claim):
     data = {**GOOD, "claim_correction": "The council spent 4 million pounds on parks in 2018."}
-    logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), data)
+    logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), data)
     logged_in.post(
         reverse("annotation:confirm-evidence", args=[p2_task.pk]), {"draft_version": "1"}
     )
@@ -233,7 +237,7 @@ def test_the_claim_correction_is_kept_beside_the_original(logged_in, p2_task, cl
 
 
 def test_a_stale_confirmation_is_refused(logged_in, p2_task, claim):
-    logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), GOOD)
+    logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), GOOD)
     response = logged_in.post(
         reverse("annotation:confirm-evidence", args=[p2_task.pk]), {"draft_version": "0"}
     )
@@ -282,7 +286,7 @@ def test_phase_4_opens_on_the_disputed_pairs_with_the_reason(db, client):
     draft = client.post(reverse("annotation:save-draft", args=[task.pk]), data)
     assert "try to add the missing evidence" in draft.content.decode()
     client.post(
-        reverse("annotation:review-evidence", args=[task.pk]), {**data, "draft_version": "1"}
+        reverse("annotation:check-evidence", args=[task.pk]), {**data, "draft_version": "1"}
     )
     client.post(reverse("annotation:confirm-evidence", args=[task.pk]), {"draft_version": "2"})
     claim.refresh_from_db()
@@ -294,9 +298,139 @@ def test_phase_4_opens_on_the_disputed_pairs_with_the_reason(db, client):
 def test_an_answer_without_a_kind_is_refused_not_dropped(logged_in, p2_task):
     data = post_data(("How much was spent?", [{}]), ("Who approved it?", [{}]))
     del data["q-1-a-0-answer_type"]
-    response = logged_in.post(reverse("annotation:review-evidence", args=[p2_task.pk]), data)
+    response = logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), data)
     assert response.status_code == 422
     assert "Choose the kind of answer" in response.content.decode()
     p2_task.refresh_from_db()
     kept = p2_task.draft["questions"][1]["answers"][0]
     assert kept["text"] == "The 2019 budget lists 2.1 million pounds for parks."
+
+
+def test_a_refused_submit_lists_every_problem_at_the_top_linking_to_its_field(logged_in, p2_task):
+    data = post_data(
+        ("How much did the council budget for parks in 2019?", [{"source_url": ""}]),
+        ("", [{}]),
+        verdict="",
+    )
+    response = logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), data)
+    body = response.content.decode()
+    assert response.status_code == 422
+    summary = body[
+        body.index('id="error-summary"') : body.index("</div>", body.index('id="error-summary"'))
+    ]
+    assert 'href="#q-0-a-0-source_url"' in summary and "Give the address of the source." in summary
+    assert 'href="#q-1-text"' in summary and "Write the question." in summary
+    assert 'href="#verdict"' in summary
+    assert body.index('id="error-summary"') < body.index('id="questions"')
+
+
+@pytest.mark.parametrize(
+    ("url", "message", "blocking"),
+    [
+        ("https://www.snopes.com/fact-check/parks/", "fact-checking site", True),
+        ("https://fullfact.org/online/parks-spending/", "own fact-checking article", True),
+        ("https://www.theonion.com/parks", "misinformation or satire", False),
+        ("https://council.example.gov/budget-2019", "", False),
+    ],
+)
+def test_a_source_address_is_checked_as_soon_as_it_is_entered(
+    logged_in, p2_task, url, message, blocking
+):
+    FactCheckingDomain.objects.get_or_create(domain="snopes.com")
+    MisinformationDomain.objects.get_or_create(domain="theonion.com")
+    response = logged_in.get(
+        reverse("annotation:source-check", args=[p2_task.pk]), {"q-3-a-1-source_url": url}
+    )
+    body = response.content.decode()
+    assert response.status_code == 200
+    if message:
+        assert message in body
+        assert ('class="errors"' in body) is blocking
+    else:
+        assert "<p" not in body
+
+
+def test_the_source_check_is_405_for_post_and_404_for_someone_else(
+    logged_in, p2_task, second_annotator, client
+):
+    url = reverse("annotation:source-check", args=[p2_task.pk])
+    assert logged_in.post(url, {"source_url": "https://x.org"}).status_code == 405
+    client.force_login(second_annotator)
+    assert client.get(url, {"source_url": "https://x.org"}).status_code == 404
+
+
+class _OneResultEngine:
+    """Stands in for a search engine that found exactly one page."""
+
+    name = "one-result"
+
+    def __init__(self, uses_country: bool) -> None:
+        self.uses_country = uses_country
+        self.countries: list = []
+
+    def search(self, query, *, before, country, page):
+        self.countries.append(country)
+        return [
+            SearchResult(
+                title="Council budget 2019",
+                url="https://council.example.gov/budget-2019",
+                snippet="Parks: 2.1 million pounds.",
+                published=datetime.date(2019, 3, 1),
+                date_source="metadata",
+                rank=1,
+            )
+        ]
+
+
+def test_the_country_box_shows_only_for_engines_that_use_it(logged_in, p2_task, monkeypatch):
+    page = reverse("annotation:task", args=[p2_task.pk])
+    monkeypatch.setattr(service, "get_backend", lambda name=None: _OneResultEngine(False))
+    assert 'name="country"' not in logged_in.get(page).content.decode()
+    engine = _OneResultEngine(True)
+    monkeypatch.setattr(service, "get_backend", lambda name=None: engine)
+    body = logged_in.get(page).content.decode()
+    assert '<option value="GB" selected>United Kingdom</option>' in body
+    # Choosing "any country" is honoured rather than replaced by the claim's location.
+    logged_in.get(reverse("annotation:search-panel", args=[p2_task.pk]), {"q": "a", "country": ""})
+    assert engine.countries == [None]
+
+
+def test_a_search_with_one_result_offers_no_next_page(logged_in, p2_task, monkeypatch):
+    monkeypatch.setattr(service, "get_backend", lambda name=None: _OneResultEngine(False))
+    body = logged_in.get(
+        reverse("annotation:search-panel", args=[p2_task.pk]), {"q": "parks budget"}
+    ).content.decode()
+    assert "Council budget 2019" in body
+    assert "next →" not in body
+
+
+def test_a_reopened_dispute_names_the_rounds_gives_the_reason_and_marks_flagged_questions(
+    client, manager
+):
+    from annotation import workflow
+
+    crew = AnnotatorFactory.create_batch(6)
+    steps.new_article()
+    (claim,) = steps.normalise(crew[0])
+    steps.answer(crew[1], "Supported")
+    steps.check(crew[2], "Refuted")
+    steps.resolve(crew[3], "Refuted")
+    task = steps.take(crew[4], Phase.POST_CONTROL)
+    workflow.submit_post_control(
+        task,
+        steps.verdict(
+            "Supported",
+            flags=[workflow.FlagData(code="question_unrelated", question_position=1)],
+        ),
+    )
+    claim.refresh_from_db()
+    workflow.reopen_discarded_claim(claim, manager, "P5 misread the budget")
+    p4 = steps.take(crew[5], Phase.DISPUTE)
+    client.force_login(crew[5])
+    body = client.get(reverse("annotation:task", args=[p4.pk])).content.decode()
+    dispute = body[body.index('id="dispute"') : body.index('class="split"')]
+    assert "P5 misread the budget" in dispute
+    assert "earlier dispute resolution (P4)" in dispute and "Post-control (P5)" in dispute
+    assert "First round" not in dispute
+    cards = body.split("data-question>")
+    assert "flagged by the checker" in cards[2] and "flagged by the checker" not in cards[1]

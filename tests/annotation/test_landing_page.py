@@ -45,11 +45,11 @@ def test_the_control_panel_marks_phases_the_annotator_is_not_qualified_for(clien
     assert not any(row["qualified"] for row in response.context["phases"])
 
 
-def test_signing_in_with_the_right_password_opens_the_landing_page(client, annotator):
+def test_signing_in_with_the_right_password_opens_the_control_panel(client, annotator):
     response = client.post(
         reverse("login"), {"username": "alice", "password": "correct horse battery"}, follow=True
     )
-    assert response.redirect_chain[-1][0] == reverse("home")
+    assert response.redirect_chain[-1][0] == reverse("annotation:control-panel")
     assert response.context["user"].username == "alice"
 
 

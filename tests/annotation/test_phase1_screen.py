@@ -244,3 +244,41 @@ def test_autosave_on_a_task_that_left_the_annotator_says_so(logged_in, p1_task, 
     assert response.status_code == 409
     body = response.content.decode()
     assert "no longer open for you" in body and "another tab" not in body
+
+
+def test_submit_and_stop_hands_in_without_leasing_the_next_article(logged_in, p1_task, annotator):
+    steps.new_article()  # another article waiting: it must stay in the pool
+    response = logged_in.post(
+        reverse("annotation:submit-normalisation", args=[p1_task.pk]),
+        {**form_data(claim_fields()), "then": "stop"},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("annotation:control-panel")
+    assert Claim.objects.get().state == Claim.State.QUESTIONS
+    assert not Task.objects.filter(annotator=annotator, status=Task.Status.IN_PROGRESS).exists()
+    assert Task.objects.filter(phase=Phase.NORMALISATION, annotator=None).count() == 1
+
+
+def test_the_form_marks_required_fields_and_picks_a_country_by_name(logged_in, p1_task):
+    body = logged_in.get(reverse("annotation:task", args=[p1_task.pk])).content.decode()
+    card = body[body.index("data-claim-card") : body.index('id="claim-template"')]
+    for label in ("Fact-checker&#x27;s verdict", "Claim types", "Fact-checking strategies"):
+        assert f'{label} <abbr class="required" title="required">*</abbr>' in card
+    assert '<select name="claims-0-location_iso_code"' in card
+    assert '<option value="GB">United Kingdom</option>' in card
+    assert 'maxlength="2"' not in card
+    assert "Submit and stop" in body
+
+
+def test_wording_hints_follow_the_typing(logged_in):
+    url = reverse("annotation:wording-hints")
+    hinted = logged_in.get(url, {"claims-0-text": "Says the council spent 4 million?"})
+    assert "reads like a question" in hinted.content.decode()
+    assert "Drop the leading" in hinted.content.decode()
+    fine = logged_in.get(url, {"claims-0-text": "The council spent 4 million on parks."})
+    assert fine.content.decode().strip() == ""
+    assert logged_in.post(url).status_code == 405
+
+
+def test_wording_hints_need_a_signed_in_user(client, db):
+    assert client.get(reverse("annotation:wording-hints")).status_code == 302

@@ -42,8 +42,8 @@ def browser():
 def new_page(browser, live_server):
     contexts = []
 
-    def make(viewport=DESKTOP):
-        context = browser.new_context(viewport=viewport, base_url=live_server.url)
+    def make(viewport=DESKTOP, **options):
+        context = browser.new_context(viewport=viewport, base_url=live_server.url, **options)
         # The fact-checking article frame points at the Internet Archive, which this
         # machine cannot reach; answer such requests locally so tests never leave 127.0.0.1.
         context.route(
@@ -69,7 +69,8 @@ def sign_in(page, username: str, password: str = "correct horse battery") -> Non
     page.fill("#id_username", username)
     page.fill("#id_password", password)
     page.click("button[type=submit]")
-    page.wait_for_url("**/")
+    # Signing in lands on the panel of one's role; wait until the login page is left.
+    page.wait_for_url(lambda url: "/login/" not in url)
 
 
 def screenshot(page, name: str, tmp_path: Path) -> Path:

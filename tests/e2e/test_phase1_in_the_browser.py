@@ -34,7 +34,7 @@ def fill_claim(page, index: int, text: str, label: str) -> None:
     card.locator("input[name$='-original_claim_url']").fill("https://facebook.com/janedoe/posts/1")
     card.locator("input[name$='-media_url']").fill("https://facebook.com/janedoe/photos/2")
     card.locator("textarea[name$='-image_transcription']").fill("4 MILLION ON PARKS")
-    card.locator("input[name$='-location_iso_code']").fill("GB")
+    card.locator("select[name$='-location_iso_code']").select_option("GB")
     card.get_by_label("Numerical Claim").check()
     card.get_by_label("Written Evidence").check()
 
@@ -114,12 +114,13 @@ def test_a_second_tab_shows_a_conflict_instead_of_overwriting(new_page, article,
 
     second.locator("textarea[name='claims-0-text']").fill("Written in the stale second tab.")
     second.locator("input[name='claims-0-speaker']").click()
-    second.locator("[data-conflict]").wait_for(timeout=15000)
+    second.locator("#conflict-screen").wait_for(timeout=15000)
     assert "another tab" in second.locator("#save-status").inner_text()
 
     task = Task.objects.get(annotator=annotator)
     assert task.draft["claims"][0]["text"] == "Written in the first tab."
-    second.get_by_role("link", name="Reload the latest version").click()
+    second.get_by_role("link", name="Use the saved version").click()
+    second.wait_for_load_state()
     assert (
         second.locator("textarea[name='claims-0-text']").input_value()
         == "Written in the first tab."

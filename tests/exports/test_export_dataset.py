@@ -226,3 +226,23 @@ def test_claim_dates_read_and_write_as_the_release_writes_them(text: str, day: d
 def test_claim_dates_in_any_other_form_are_refused(text: str):
     with pytest.raises(ValueError):
         parse_claim_date(text)
+
+
+def test_a_platform_claims_original_claim_url_is_exported_with_its_archive_copy(
+    platform_claim, run_export, tmp_path: Path
+):
+    post = "https://social.example.com/posts/42"
+    platform_claim.original_claim_url = post
+    platform_claim.save()
+    copy = f"https://web.archive.org/web/20200902000000/{post}"
+    Source.objects.create(
+        url=post,
+        normalized_url=post,
+        archive_status=Source.ArchiveStatus.ARCHIVED,
+        archived_url=copy,
+    )
+    out = tmp_path / "export.json"
+    run_export(out)
+    [record] = read_json(out)
+    assert record["original_claim_url"] == post
+    assert record["cached_original_claim_url"] == copy

@@ -48,6 +48,7 @@ def two_accepted_claims(db):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("broker", ["embedded", "redis"])
+@pytest.mark.real_worker
 def test_a_real_worker_writes_the_export_and_its_result_is_recorded(
     broker, tmp_path, two_accepted_claims
 ):

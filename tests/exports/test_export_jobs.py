@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 
 import pytest
@@ -206,3 +207,39 @@ def test_annotators_cannot_use_the_export_api(annotator):
 
 def test_anonymous_clients_get_401(db):
     assert APIClient().get("/api/v1/export-jobs/").status_code == 401
+
+
+def test_a_date_filtered_export_is_named_after_what_it_holds(db):
+    job = ExportJob.objects.create(
+        split="dev", since=datetime.date(2020, 1, 1), until=datetime.date(2020, 12, 31)
+    )
+    assert job.download_name == f"averitec-dev-2020-01-01-to-2020-12-31-export-{job.pk}.json"
+    everything = ExportJob.objects.create(fmt="jsonl")
+    assert everything.download_name == f"averitec-all-export-{everything.pk}.jsonl"
+
+
+def test_starting_an_export_from_the_page_opens_its_job_page_and_the_list_follows_it(
+    client, researcher, media_root
+):
+    client.force_login(researcher)
+    response = client.post(
+        reverse("exports:export-create"), {"fmt": "json"}, HTTP_HX_REQUEST="true"
+    )
+    job = ExportJob.objects.get()
+    # A whole-page move, not the job page squeezed into the form beside "No exports yet".
+    assert response["HX-Redirect"] == reverse("exports:export-job", args=[job.pk])
+    listing = client.get(reverse("exports:export-list"), HTTP_HX_REQUEST="true")
+    body = listing.content.decode()
+    assert 'id="recent-exports"' in body and 'hx-trigger="every 2s"' in body
+    assert "<html" not in body
+    ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.DONE)
+    finished = client.get(reverse("exports:export-list")).content.decode()
+    assert "No exports yet" not in finished and "every 2s" not in finished
+
+
+def test_the_export_form_does_not_promise_a_date_format_the_picker_does_not_show(
+    client, researcher
+):
+    client.force_login(researcher)
+    body = client.get(reverse("exports:export-list")).content.decode()
+    assert "YYYY-MM-DD" not in body and 'type="date"' in body

@@ -12,7 +12,9 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import Task
+from annotation import workflow
+from annotation.blindness import BLIND_CLAIM_FIELDS, HIDDEN_ADDRESS
+from annotation.models import Claim, Task
 from annotation.vocabulary import Phase
 from tests import steps
 from tests.factories import AnnotatorFactory
@@ -109,8 +111,6 @@ def test_blind_phases_never_reveal_the_article_labels_verdicts_or_people(db, api
     if phase == Phase.QUALITY_CHECK:
         task, viewer = p3, people[2]
     else:
-        from annotation import workflow
-
         workflow.submit_quality_check(p3, steps.verdict("Refuted", justification="P3 secret words"))
         steps.resolve(people[3], "Refuted")
         task, viewer = steps.take(people[4], Phase.POST_CONTROL), people[4]
@@ -145,3 +145,51 @@ def test_the_blindness_check_catches_a_planted_leak(db, api, settings):
     api.force_login(people[2])
     with pytest.raises(AssertionError, match="article url"):
         assert_blind(_pages(api, task), secrets)
+
+
+FACT_CHECKER_PAGE = "https://www.politifact.com/factchecks/2020/jan/01/original-secret-page/"
+
+
+@pytest.mark.parametrize("phase", [Phase.QUALITY_CHECK, Phase.POST_CONTROL])
+@pytest.mark.parametrize(
+    "where", ["original_claim_url", "media_url", "original_claim_url as the article"]
+)
+def test_a_fact_checkers_address_on_the_claim_is_shown_nowhere_in_a_blind_phase(
+    db, api, phase, where
+):
+    """Imported claims may carry a fact-checker's page (or their own article) as their
+    original or media address; every blind surface shows it only as hidden."""
+    claim, people, p3, secrets = _seed("fcurl", ("Refuted", "Supported", "Refuted", "Refuted"))
+    field, url = where.split()[0], FACT_CHECKER_PAGE
+    if where.endswith("the article"):
+        url = "https://web.archive.org/web/20201101000000/" + claim.article.url
+    Claim.objects.filter(pk=claim.pk).update(**{field: url})
+    secrets = {"fact-checker address": url, "its path": "original-secret-page"} | secrets
+    if phase == Phase.QUALITY_CHECK:
+        task, viewer = p3, people[2]
+    else:
+        workflow.submit_quality_check(p3, steps.verdict("Refuted"))
+        steps.resolve(people[3], "Refuted")
+        task, viewer = steps.take(people[4], Phase.POST_CONTROL), people[4]
+    api.force_login(viewer)
+    pages = _pages(api, task)
+    assert_blind(pages, secrets)
+    assert HIDDEN_ADDRESS in pages["page"]
+    assert api.get(f"/api/v1/tasks/{task.pk}/").json()["claim"][field] == HIDDEN_ADDRESS
+
+
+def test_the_task_page_of_a_submitted_blind_task_hides_a_fact_checkers_address(db, api):
+    claim, people, p3, secrets = _seed("done", ("Refuted", "Supported", "Refuted", "Refuted"))
+    Claim.objects.filter(pk=claim.pk).update(original_claim_url=FACT_CHECKER_PAGE)
+    workflow.submit_quality_check(p3, steps.verdict("Refuted"))
+    api.force_login(people[2])
+    page = api.get(reverse("annotation:task", args=[p3.pk])).content.decode()
+    assert_blind({"submitted task page": page}, secrets | {"address": FACT_CHECKER_PAGE})
+    assert HIDDEN_ADDRESS in page
+
+
+def test_every_blind_surface_takes_the_claim_from_the_one_definition():
+    """The API serializer lists exactly the fields of the blind view, nothing of its own."""
+    from annotation.serializers import BlindClaimSerializer
+
+    assert tuple(BlindClaimSerializer().fields) == BLIND_CLAIM_FIELDS

@@ -75,6 +75,48 @@ def test_unreadable_needs_no_verdict_or_justification(checker, p3_task):
     assert check.unreadable and check.verdict is None
 
 
+def test_unreadable_is_one_of_the_verdict_choices(checker, p3_task):
+    assert submit(checker, p3_task, verdict="unreadable").status_code == 302
+    check = Claim.objects.get(pk=p3_task.claim_id).quality_checks.get()
+    assert check.unreadable and check.verdict is None
+
+
+def test_a_verdict_and_unreadable_together_are_refused_not_guessed(checker, p3_task):
+    response = submit(
+        checker, p3_task, verdict="Supported", unreadable="on", justification="It matches."
+    )
+    assert response.status_code == 422
+    assert "not both" in response.content.decode()
+    assert not Claim.objects.get(pk=p3_task.claim_id).quality_checks.exists()
+
+
+def test_a_second_submit_from_a_stale_tab_is_refused_again(checker, p3_task):
+    draft = reverse("annotation:save-draft", args=[p3_task.pk])
+    saved = checker.post(draft, {"draft_version": "0", "justification": "tab A words"})
+    assert saved.status_code == 200
+    fields = {"draft_version": "0", "verdict": "Refuted", "justification": "tab B words"}
+    url = reverse("review:submit-check", args=[p3_task.pk])
+    first = checker.post(url, fields)
+    assert first.status_code == 409
+    # The refused page keeps the tab on the version it was built on...
+    assert 'name="draft_version" id="draft-version" value="0"' in first.content.decode()
+    assert "tab A words" in first.content.decode() and "tab B words" in first.content.decode()
+    # ...so sending it again is refused again, and tab A's words stay.
+    assert checker.post(url, fields).status_code == 409
+    p3_task.refresh_from_db()
+    assert p3_task.status == Task.Status.IN_PROGRESS
+    assert p3_task.draft["justification"] == "tab A words"
+    # Keeping this tab's version is an explicit choice naming the version it replaces.
+    assert checker.post(url, {**fields, "keep_version": "1"}).status_code == 302
+    assert Claim.objects.get(pk=p3_task.claim_id).quality_checks.get().justification == (
+        "tab B words"
+    )
+
+
+def test_the_conflict_screen_is_405_for_get(checker, p3_task):
+    assert checker.get(reverse("review:submit-check", args=[p3_task.pk])).status_code == 405
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
@@ -143,10 +185,29 @@ def test_the_claim_history_shows_every_round_side_by_side(client, crew, manager)
     assert "P3 reasons." in body and "P5 reasons." in body
     assert "added" in body  # P4 added a third question
     assert "after re-annotation" in body
-    diff = next(iter(response.context["diffs"].values()))
+    diff = next(card.diff for card in response.context["cards"] if getattr(card, "diff", None))
     assert [row["status"] for row in diff] == ["kept", "kept", "added"]
 
 
 def test_the_claim_history_is_for_managers_only(client, annotator, db):
     client.force_login(annotator)
     assert client.get(reverse("review:claim-history", args=[1])).status_code == 403
+
+
+def test_an_unanswerable_answer_offers_no_source_flags(checker, p3_task):
+    from annotation.models import Answer
+
+    answer = Answer.objects.get(question__position=1, question__evidence_round__phase=2)
+    answer.answer_type, answer.text, answer.source_url = (
+        "Unanswerable",
+        "No answer could be found.",
+        "",
+    )
+    answer.save()
+    body = checker.get(reverse("annotation:task", args=[p3_task.pk])).content.decode()
+    first = body[body.index('name="flag-q-0-a-0"') : body.index('name="flag-q-1"')]
+    unanswerable = body[body.index('name="flag-q-1-a-0"') : body.index('id="verdict"')]
+    assert "source may be biased" in first
+    assert "source may be biased" not in unanswerable
+    assert "the source does not support it" not in unanswerable
+    assert "answer not understandable" in unanswerable

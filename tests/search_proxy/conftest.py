@@ -22,7 +22,9 @@ import pytest
 from django.core.cache import caches
 
 from annotation.models import Article, Task
+from search_proxy import archiving
 from tests.factories import ArticleFactory, ClaimWaitingForQuestionsFactory, PooledTaskFactory
+from tests.search_proxy.archive_stub import ArchiveStub
 
 RESPONSES = Path(__file__).parent / "responses"
 CLAIM_DATE = datetime.date(2020, 10, 31)
@@ -191,3 +193,29 @@ def resolve_as(monkeypatch) -> Callable[[dict[str, list[str]]], list[str]]:
 def json_body(name: str) -> bytes:
     # Validate the recorded answers are JSON while loading them.
     return json.dumps(json.loads(recorded(name))).encode()
+
+
+@pytest.fixture
+def archive_stub(settings):
+    """The Internet Archive's APIs served on 127.0.0.1, with the real waybackpy client."""
+    stub = ArchiveStub().start()
+    settings.ARCHIVE_BASE_URL = stub.base_url
+    settings.ARCHIVE_AVAILABILITY_URL = stub.base_url + "/wayback/available"
+    settings.ARCHIVE_HTTP_TIMEOUT = 1.0
+    settings.ARCHIVE_RETRY_BACKOFF = 30.0
+    try:
+        yield stub
+    finally:
+        stub.stop()
+
+
+@pytest.fixture
+def sent_jobs(monkeypatch) -> list[tuple[int, float]]:
+    """Archive jobs put on the broker, recorded instead of sent: (source id, countdown)."""
+    sent: list[tuple[int, float]] = []
+    monkeypatch.setattr(
+        archiving,
+        "send_jobs",
+        lambda ids, countdown=0: sent.extend((i, countdown) for i in ids),
+    )
+    return sent

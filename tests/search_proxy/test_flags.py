@@ -7,6 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
+from annotation.models import Article
 from search_proxy.flags import (
     fact_checking_rule_for_article,
     is_fact_checker,
@@ -187,7 +188,7 @@ def test_the_claims_own_article_is_refused_as_its_evidence_in_every_form(claim):
         "http://www.checkyourfact.com/2020/11/03/fact-check-council-parks?utm_source=x",
         f"https://web.archive.org/web/20210101000000/{OWN_ARTICLE_URL}",
     ):
-        assert "own fact-checking article" in source_problem(url, claim)
+        assert "own fact-checking article" in source_problem(url, claim.article.url)
 
 
 def test_a_news_sites_own_fact_check_is_refused_but_its_other_pages_are_not(claim):
@@ -198,9 +199,9 @@ def test_a_news_sites_own_fact_check_is_refused_but_its_other_pages_are_not(clai
     )
     claim.article = article
     assert "own fact-checking article" in source_problem(
-        "https://www.bbc.co.uk/news/54633147", claim
+        "https://www.bbc.co.uk/news/54633147", claim.article.url
     )
-    assert source_problem("https://www.bbc.co.uk/news/54633148", claim) is None
+    assert source_problem("https://www.bbc.co.uk/news/54633148", claim.article.url) is None
 
 
 @pytest.mark.parametrize(
@@ -232,9 +233,10 @@ def test_syncing_adds_the_sections_of_imported_articles_once():
         publisher="usatoday.com",
     )
     ArticleFactory(url="https://www.covid19facts.ca/en/fact-checked/x", publisher="COVID-19 Facts")
-    first = sync_fact_checking_domains()
-    assert first.created == 2
-    assert sync_fact_checking_domains().created == 0
+    call_command("sync_fact_checking_domains", stdout=io.StringIO())
+    assert FactCheckingDomain.objects.filter(origin="articles").count() == 2
+    articles = Article.objects.values_list("url", "publisher")
+    assert sync_fact_checking_domains(articles).created == 0
     assert is_fact_checker("https://www.usatoday.com/story/news/factcheck/2021/01/05/other/")
     assert not is_fact_checker("https://www.usatoday.com/story/news/politics/2021/01/05/x/")
     assert is_fact_checker("https://covid19facts.ca/anything")

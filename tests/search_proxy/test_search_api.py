@@ -80,12 +80,15 @@ def test_a_task_search_is_restricted_to_the_claim_date_and_marked(api, p2_task, 
     assert by_url["https://www.snopes.com/fact-check/parks/"]["fact_checker_refused"] is True
     before = by_url["https://news.example.com/before"]
     assert before["published"] == "2020-10-30" and before["date_unknown"] is False
+    assert before["publication_date"] == before["published"]
+    assert by_url["https://satire.example.net/parks"]["publication_date"] is None
     assert set(before) == {
         "rank",
         "title",
         "url",
         "snippet",
         "published",
+        "publication_date",
         "date_source",
         "date_unknown",
         "misinformation",

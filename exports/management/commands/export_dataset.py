@@ -40,6 +40,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--since", type=_day, help="first claim date, inclusive (YYYY-MM-DD)")
         parser.add_argument("--until", type=_day, help="last claim date, inclusive (YYYY-MM-DD)")
+        parser.add_argument(
+            "--with-passages",
+            action="store_true",
+            help='add "extractive_passage" (snapshot and character offsets) to answers '
+            "selected in the page viewer; not part of the official format",
+        )
 
     def handle(self, *args, out: Path, format: str, **options):
         selection = Selection(
@@ -51,16 +57,20 @@ class Command(BaseCommand):
         if selection.since and selection.until and selection.since > selection.until:
             raise CommandError("--since is after --until")
         claims = selection.claims(SplitBoundaries.from_settings())
+        passages = options["with_passages"]
         if str(out) == "-":
             write = write_json_array if format == "json" else write_json_lines
-            write(export_records(claims_for_export(claims)), sys.stdout)
+            records = export_records(claims_for_export(claims), with_passages=passages)
+            write(records, sys.stdout)
             return
         if not out.parent.is_dir():
             raise CommandError(f"{out.parent}: folder does not exist")
         total = claims_for_export(claims).count()
         quiet = options["verbosity"] == 0
         with tqdm(total=total, desc="Exporting claims", unit="claim", disable=quiet) as bar:
-            count = write_export(out, fmt=format, queryset=claims, progress=bar.update)
+            count = write_export(
+                out, fmt=format, queryset=claims, progress=bar.update, with_passages=passages
+            )
         self.stdout.write(
             self.style.SUCCESS(f"Wrote {count} claims to {out} ({selection.describe()})")
         )

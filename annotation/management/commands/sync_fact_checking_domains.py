@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from annotation.models import Article
 from search_proxy.flags import sync_fact_checking_domains
 
 
@@ -11,7 +12,9 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        report = sync_fact_checking_domains()
+        # Annotation owns the articles; search_proxy only learns their addresses.
+        articles = Article.objects.values_list("url", "publisher").iterator()
+        report = sync_fact_checking_domains(articles)
         self.stdout.write(
             self.style.SUCCESS(
                 f"{report.created} new fact-checking domains, {report.already_known} already known."

@@ -1,4 +1,4 @@
-"""Wording checks for normalised claims: hints that help, never block a submission.
+"""Wording hints for normalised claims (P1): they help, and never block a submission.
 
 The guidelines ask for claims that stand on their own: statements rather than questions,
 no "Says …" prefix, no pronouns that only the article resolves, and quotes with a speaker.

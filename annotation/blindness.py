@@ -1,0 +1,54 @@
+"""What a blind phase (P3, P5) may see of a claim, defined once.
+
+The check page, the task page, the htmx fragments, the error pages and the task API all
+take the claim through `blind_claim`, never the Claim model, so a template or serializer
+cannot reach the article, the fact-checker's label or earlier verdicts by accident. A
+claim's own addresses can point at the fact-check itself (imported data has such claims):
+those are replaced by HIDDEN_ADDRESS. tests/review/test_blindness.py holds every surface
+to this.
+"""
+
+from __future__ import annotations
+
+from annotation.models import Claim
+from annotation.vocabulary import BLIND_PHASES, Phase
+from search_proxy.flags import is_fact_checker
+from search_proxy.webaddress import normalize_url
+
+# The phases that work on a claim with its article at hand, and so may search the web.
+EVIDENCE_PHASES = frozenset({Phase.QUESTIONS, Phase.DISPUTE})
+# The fact-checking strategies stay out: they describe how the article checked the claim.
+BLIND_CLAIM_FIELDS = (
+    "text",
+    "claim_date",
+    "speaker",
+    "reporting_source",
+    "location_iso_code",
+    "original_claim_url",
+    "media_url",
+    "image_transcription",
+    "claim_types",
+)
+ADDRESS_FIELDS = ("original_claim_url", "media_url")
+HIDDEN_ADDRESS = "fact-checking site, hidden"
+
+
+def is_blind(phase: int) -> bool:
+    return phase in BLIND_PHASES
+
+
+def reveals_fact_check(url: str, article_url: str | None = None) -> bool:
+    """Whether `url` is a fact-checker's page or the claim's own article (also archived)."""
+    if article_url and normalize_url(url) == normalize_url(article_url):
+        return True
+    return is_fact_checker(url)
+
+
+def blind_claim(claim: Claim) -> dict:
+    """The claim as a blind phase may know it: its words and metadata, nothing else."""
+    view = {name: getattr(claim, name) for name in BLIND_CLAIM_FIELDS}
+    for name in ADDRESS_FIELDS:
+        url = view[name]
+        if url and reveals_fact_check(url, claim.article.url):
+            view[name] = HIDDEN_ADDRESS
+    return view

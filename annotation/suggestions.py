@@ -1,0 +1,426 @@
+"""Pre-suggestions: which task may see which kind, the pool behind them, and their log.
+
+The rules live here once, and the P1 and P2/P4 screens, the log endpoint, the manager page,
+the Celery job and the command all call them:
+
+* **Which kinds a task may see** (:func:`kinds_for`): P1 gets likely duplicates and claim
+  types/strategies; P2 and P4 get question templates, a search query and ranked sentences;
+  the blind phases P3 and P5 get nothing, ever. A manager can switch kinds off per batch,
+  and an A/B split gives the odd-numbered tasks of a batch no suggestions at all.
+* **No verdict outside P1**: only the duplicate list carries verdicts (a P1 annotator reads
+  the fact-check's verdict in the article anyway); P2/P4 suggestions are question texts,
+  words and sentence numbers.
+* **Anchoring log**: every suggestion shown is a :class:`Suggestion` row; accepting,
+  editing or ignoring it stamps that row (:func:`record_outcome`).
+
+The pool (BM25 indexes and classifiers of :mod:`pipeline.suggest`) is built from accepted
+claims by :func:`build_pool` into ``settings.SUGGESTION_POOL_DIR`` and read by the web
+process once, again only when a newer build is written (:func:`current_pool`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.db.models import Avg, Count, F, Q
+from django.utils import timezone
+
+from annotation.models import (
+    Claim,
+    EvidenceRound,
+    Suggestion,
+    SuggestionPoolBuild,
+    SuggestionSettings,
+    Task,
+)
+from annotation.vocabulary import Phase, SuggestionKind
+from pipeline.suggest import ClaimPool, PoolClaim, rank_sentences, search_query
+
+PHASE_KINDS: dict[int, tuple[str, ...]] = {
+    Phase.NORMALISATION: (SuggestionKind.DUPLICATES, SuggestionKind.CLAIM_LABELS),
+    Phase.QUESTIONS: (
+        SuggestionKind.QUESTIONS,
+        SuggestionKind.SEARCH_QUERY,
+        SuggestionKind.SENTENCES,
+    ),
+    Phase.DISPUTE: (
+        SuggestionKind.QUESTIONS,
+        SuggestionKind.SEARCH_QUERY,
+        SuggestionKind.SENTENCES,
+    ),
+    # P3 and P5 are blind: no entry, so no suggestion of any kind.
+}
+
+
+class SuggestionsUnavailable(Exception):
+    """The pool has not been built yet, or the kind is off for this task."""
+
+
+# --- Who may see what ---------------------------------------------------------------------
+
+
+def batch_settings(task: Task) -> SuggestionSettings | None:
+    batch_id = task.article.batch_id
+    if batch_id is None:
+        return None
+    return SuggestionSettings.objects.filter(batch_id=batch_id).first()
+
+
+def in_control_arm(task: Task, switches: SuggestionSettings | None = None) -> bool:
+    """Whether the A/B split keeps this task without suggestions (odd task ids)."""
+    switches = switches if switches is not None else batch_settings(task)
+    return bool(switches and switches.ab_split and task.pk % 2 == 1)
+
+
+def kinds_for(task: Task) -> tuple[str, ...]:
+    """The suggestion kinds this task may be shown; empty for blind phases and control tasks."""
+    kinds = PHASE_KINDS.get(task.phase, ())
+    if not kinds:
+        return ()
+    switches = batch_settings(task)
+    if in_control_arm(task, switches):
+        return ()
+    off = set(switches.kinds_off) if switches else set()
+    return tuple(k for k in kinds if k not in off)
+
+
+def require_kind(task: Task, kind: str) -> None:
+    if kind not in kinds_for(task):
+        raise SuggestionsUnavailable(f"no {kind} suggestions for this task")
+
+
+# --- The pool -----------------------------------------------------------------------------
+
+
+def pool_folder() -> Path:
+    return Path(settings.SUGGESTION_POOL_DIR)
+
+
+_loaded: dict[str, tuple[float, ClaimPool]] = {}
+_lock = threading.Lock()
+
+
+def current_pool() -> ClaimPool:
+    """The built pool, loaded once per process and again only after a newer build."""
+    marker = pool_folder() / "pool.json"
+    try:
+        stamp = marker.stat().st_mtime
+    except FileNotFoundError as exc:
+        raise SuggestionsUnavailable(
+            "suggestions are not ready yet: a manager has to build them first"
+        ) from exc
+    key = str(marker)
+    with _lock:
+        cached = _loaded.get(key)
+        if cached is None or cached[0] != stamp:
+            _loaded[key] = (stamp, ClaimPool.load(pool_folder()))
+        return _loaded[key][1]
+
+
+def _questions(claim: Claim) -> tuple[str, ...]:
+    evidence: EvidenceRound | None = claim.dataset_evidence()
+    if evidence is None:
+        return ()
+    return tuple(q.text for q in evidence.questions.order_by("position"))
+
+
+def pool_claim(claim: Claim) -> PoolClaim:
+    article = claim.article
+    return PoolClaim(
+        id=claim.pk,
+        text=claim.text,
+        claim_date=claim.claim_date,
+        speaker=claim.speaker or "",
+        label=claim.label or "",
+        claim_types=tuple(claim.claim_types or ()),
+        strategies=tuple(claim.fact_checking_strategies or ()),
+        questions=_questions(claim),
+        fact_check_text=" ".join(
+            part
+            for part in (
+                article.title,
+                article.claimreview_claim,
+                _url_words(article.url),
+                claim.justification or "",
+            )
+            if part
+        ),
+    )
+
+
+def _url_words(url: str) -> str:
+    # Fact-checkers put the story in the address ("fact-check-sean-connery-letter-...").
+    tail = url.rstrip("/").rsplit("/", 1)[-1]
+    return tail.replace("-", " ").replace("_", " ").rsplit(".", 1)[0]
+
+
+def build_pool(progress: Callable[[int, int], None] | None = None) -> int:
+    """Build the pool from every accepted claim and write it; returns the claim count."""
+    claims = Claim.objects.accepted().select_related("article").order_by("id")
+    total = claims.count()
+    records: list[PoolClaim] = []
+    for claim in claims.iterator(chunk_size=500):
+        records.append(pool_claim(claim))
+        if progress and len(records) % 100 == 0:
+            progress(len(records), total)
+    pool = ClaimPool.build(records)
+    pool.save(pool_folder())
+    if progress:
+        progress(total, total)
+    return total
+
+
+def run_build(build_id: int) -> None:
+    """The Celery job's body: claim the build row, build, record the outcome."""
+    # Claim first: a redelivered message finds the row no longer pending and does nothing.
+    if not SuggestionPoolBuild.objects.filter(
+        pk=build_id, status=SuggestionPoolBuild.Status.PENDING
+    ).update(status=SuggestionPoolBuild.Status.RUNNING):
+        return
+
+    def progress(done: int, total: int) -> None:
+        SuggestionPoolBuild.objects.filter(pk=build_id).update(claims_done=done, claims_total=total)
+
+    try:
+        build_pool(progress)
+    except Exception as exc:
+        SuggestionPoolBuild.objects.filter(pk=build_id).update(
+            status=SuggestionPoolBuild.Status.FAILED, error=str(exc), finished_at=timezone.now()
+        )
+        raise
+    SuggestionPoolBuild.objects.filter(pk=build_id).update(
+        status=SuggestionPoolBuild.Status.DONE, finished_at=timezone.now()
+    )
+
+
+# --- Suggesting (each call logs what it shows) -------------------------------------------
+
+
+def _same_article_claims(task: Task) -> list[int]:
+    # A claim's siblings are not "other" claims: suggesting them would only echo the article.
+    return list(Claim.objects.filter(article_id=task.article_id).values_list("pk", flat=True))
+
+
+def _show(task: Task, kind: str, items: Iterable[tuple[str, dict]]) -> list[Suggestion]:
+    return Suggestion.objects.bulk_create(
+        Suggestion(
+            task=task,
+            annotator=task.annotator,
+            kind=kind,
+            position=position,
+            text=text,
+            details=details,
+        )
+        for position, (text, details) in enumerate(items)
+    )
+
+
+def suggest_for_evidence(task: Task) -> dict[str, list[Suggestion]]:
+    """P2/P4: question templates and a search query for this task's claim."""
+    kinds = kinds_for(task)
+    claim = task.claim
+    shown: dict[str, list[Suggestion]] = {}
+    if SuggestionKind.QUESTIONS in kinds:
+        candidates = current_pool().candidate_questions(
+            claim.text, claim.speaker or "", exclude=_same_article_claims(task)
+        )
+        shown[SuggestionKind.QUESTIONS] = _show(
+            task,
+            SuggestionKind.QUESTIONS,
+            ((c.text, {"from_claim": c.from_claim_id}) for c in candidates),
+        )
+    if SuggestionKind.SEARCH_QUERY in kinds:
+        query = search_query(claim.text, claim.speaker or "")
+        shown[SuggestionKind.SEARCH_QUERY] = _show(
+            task, SuggestionKind.SEARCH_QUERY, [(query, {})] if query else []
+        )
+    return shown
+
+
+def suggest_sentences(task: Task, question: str, sentences: list[str]) -> list[Suggestion]:
+    """P2/P4: the sentences of an opened page likeliest to answer ``question``."""
+    require_kind(task, SuggestionKind.SENTENCES)
+    ranked = rank_sentences(question, sentences, claim=task.claim.text, k=5)
+    return _show(
+        task,
+        SuggestionKind.SENTENCES,
+        ((sentences[i], {"sentence": i, "question": question}) for i in ranked),
+    )
+
+
+@dataclass(frozen=True)
+class ClaimLabelHint:
+    field: str  # "claim_types" or "fact_checking_strategies"
+    label: str
+    probability: float
+
+
+def suggest_for_normalisation(task: Task, text: str) -> dict[str, list[Suggestion]]:
+    """P1: likely duplicates (with verdicts) and claim types/strategies for ``text``."""
+    kinds = kinds_for(task)
+    text = text.strip() or task.article.claimreview_claim or task.article.title
+    shown: dict[str, list[Suggestion]] = {}
+    if not text:
+        return shown
+    pool = current_pool()
+    if SuggestionKind.DUPLICATES in kinds:
+        hits = pool.duplicates(text, exclude=_same_article_claims(task))
+        shown[SuggestionKind.DUPLICATES] = _show(
+            task,
+            SuggestionKind.DUPLICATES,
+            (
+                (
+                    h.text,
+                    {
+                        "claim": h.claim_id,
+                        "verdict": h.label,
+                        "claim_date": h.claim_date.isoformat() if h.claim_date else "",
+                    },
+                )
+                for h in hits
+            ),
+        )
+    if SuggestionKind.CLAIM_LABELS in kinds:
+        labels = pool.classify(text)
+        items = [
+            (label, {"field": "claim_types", "probability": round(p, 2)})
+            for label, p in labels["claim_types"]
+        ] + [
+            (label, {"field": "fact_checking_strategies", "probability": round(p, 2)})
+            for label, p in labels["strategies"]
+        ]
+        shown[SuggestionKind.CLAIM_LABELS] = _show(task, SuggestionKind.CLAIM_LABELS, items)
+    return shown
+
+
+# --- The log ------------------------------------------------------------------------------
+
+_STAMPS = {
+    Suggestion.Outcome.ACCEPTED: "accepted_at",
+    Suggestion.Outcome.EDITED: "edited_at",
+    Suggestion.Outcome.IGNORED: "ignored_at",
+}
+# An outcome never goes back: edited implies accepted; an accepted one is not "ignored".
+_RANK = {
+    Suggestion.Outcome.SHOWN: 0,
+    Suggestion.Outcome.IGNORED: 1,
+    Suggestion.Outcome.ACCEPTED: 2,
+    Suggestion.Outcome.EDITED: 3,
+}
+
+
+def record_outcome(suggestion: Suggestion, outcome: str, final_text: str = "") -> Suggestion:
+    """Stamp what the annotator did with a suggestion; repeats and step-backs change nothing."""
+    if outcome not in _STAMPS:
+        raise ValueError(f"unknown suggestion outcome {outcome!r}")
+    now = timezone.now()
+    fields: list[str] = []
+    stamp = _STAMPS[outcome]
+    if getattr(suggestion, stamp) is None:
+        setattr(suggestion, stamp, now)
+        fields.append(stamp)
+    if outcome == Suggestion.Outcome.EDITED and suggestion.accepted_at is None:
+        suggestion.accepted_at = now
+        fields.append("accepted_at")
+    if _RANK[outcome] > _RANK[suggestion.outcome]:
+        suggestion.outcome = outcome
+        fields.append("outcome")
+    if final_text and outcome in (Suggestion.Outcome.ACCEPTED, Suggestion.Outcome.EDITED):
+        suggestion.final_text = final_text
+        fields.append("final_text")
+    if fields:
+        suggestion.save(update_fields=fields)
+    return suggestion
+
+
+def ignore_the_rest(task: Task) -> int:
+    """When a task is handed in, every suggestion still merely shown was ignored."""
+    return Suggestion.objects.filter(task=task, outcome=Suggestion.Outcome.SHOWN).update(
+        outcome=Suggestion.Outcome.IGNORED, ignored_at=timezone.now()
+    )
+
+
+# --- Reports for managers -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KindRate:
+    kind: str
+    label: str
+    shown: int
+    accepted: int
+    edited: int
+    ignored: int
+
+    @property
+    def acceptance(self) -> float:
+        return self.accepted / self.shown if self.shown else 0.0
+
+
+def acceptance_rates(suggestions=None) -> list[KindRate]:
+    """Per kind: shown, accepted (edited ones included), edited, ignored."""
+    suggestions = suggestions if suggestions is not None else Suggestion.objects.all()
+    counts = {
+        row["kind"]: row
+        for row in suggestions.values("kind").annotate(
+            shown=Count("id"),
+            accepted=Count("id", filter=Q(accepted_at__isnull=False)),
+            edited=Count("id", filter=Q(edited_at__isnull=False)),
+            ignored=Count("id", filter=Q(outcome=Suggestion.Outcome.IGNORED)),
+        )
+    }
+    return [
+        KindRate(
+            kind,
+            label,
+            counts.get(kind, {}).get("shown", 0),
+            counts.get(kind, {}).get("accepted", 0),
+            counts.get(kind, {}).get("edited", 0),
+            counts.get(kind, {}).get("ignored", 0),
+        )
+        for kind, label in SuggestionKind.choices
+    ]
+
+
+@dataclass(frozen=True)
+class ArmReport:
+    arm: str
+    tasks: int
+    mean_minutes: float | None
+    checked: int  # evidence rounds that got a quality check
+    agreeing: int  # ... whose check reached the same verdict
+
+    @property
+    def agreement(self) -> float | None:
+        return self.agreeing / self.checked if self.checked else None
+
+
+def ab_report(batch_ids: Iterator[int] | list[int]) -> list[ArmReport]:
+    """Time per submitted P2/P4 task and P3 agreement, with and without suggestions."""
+    tasks = Task.objects.filter(
+        article__batch_id__in=list(batch_ids),
+        phase__in=(Phase.QUESTIONS, Phase.DISPUTE),
+        status=Task.Status.SUBMITTED,
+    ).exclude(opened_at=None)
+    reports = []
+    for arm, parity in (("with suggestions", 0), ("without suggestions", 1)):
+        chosen = tasks.annotate(parity=F("id") % 2).filter(parity=parity)
+        duration = chosen.aggregate(mean=Avg(F("submitted_at") - F("opened_at")))["mean"]
+        rounds = EvidenceRound.objects.filter(task__in=chosen)
+        checked = rounds.filter(quality_checks__submitted_at__isnull=False).distinct()
+        agreeing = checked.filter(quality_checks__verdict=F("verdict")).distinct()
+        reports.append(
+            ArmReport(
+                arm,
+                chosen.count(),
+                duration / timedelta(minutes=1) if duration is not None else None,
+                checked.count(),
+                agreeing.count(),
+            )
+        )
+    return reports

@@ -1,0 +1,170 @@
+"""Pre-suggestions on the P1 and P2/P4 screens, their log, and the managers' page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation import suggestions, tasks
+from annotation.forms.suggestions import (
+    BatchSuggestionsForm,
+    SentencesForm,
+    SuggestionOutcomeForm,
+)
+from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings, Task
+from annotation.views.editing import own_task_or_404
+from annotation.views.manage import manager_required
+from annotation.vocabulary import Phase
+from search_proxy import fetch
+
+TEMPLATE = "annotation/suggestions.html"
+
+
+def _suggesting_task(request: HttpRequest, pk: int) -> Task:
+    """The annotator's own open task, in a phase (and batch arm) that gets suggestions."""
+    task = own_task_or_404(request.user, pk)
+    # Blind phases, control tasks and handed-in tasks have no suggestions: "not found".
+    if not task.is_open or not suggestions.kinds_for(task):
+        raise Http404("no suggestions for this task")
+    return task
+
+
+def _render(request: HttpRequest, partial: str, context: dict, status: int = 200):
+    name = f"{TEMPLATE}#{partial}" if request.htmx else TEMPLATE
+    return render(request, name, {"partial": partial, **context}, status=status)
+
+
+@require_GET
+@login_required
+def suggest(request: HttpRequest, pk: int) -> HttpResponse:
+    """Suggestions for this task, shown only when asked for (and logged as shown)."""
+    task = _suggesting_task(request, pk)
+    context = {"task": task, "kinds": suggestions.kinds_for(task)}
+    try:
+        if task.phase == Phase.NORMALISATION:
+            context["shown"] = suggestions.suggest_for_normalisation(
+                task, request.GET.get("text", "")[:2000]
+            )
+        else:
+            context["shown"] = suggestions.suggest_for_evidence(task)
+    except suggestions.SuggestionsUnavailable as exc:
+        context["unavailable"] = str(exc)
+    return _render(request, "panel", context)
+
+
+@require_GET
+@login_required
+def suggest_sentences(request: HttpRequest, pk: int) -> HttpResponse:
+    """The sentences of an opened page likeliest to answer the question being worked on."""
+    task = _suggesting_task(request, pk)
+    form = SentencesForm(request.GET)
+    context: dict = {"task": task}
+    if not form.is_valid():
+        context["error"] = "Write the question first, then ask for sentences of the opened page."
+        return _render(request, "sentences", context, status=422)
+    try:
+        page = fetch.fetch_page(form.cleaned_data["url"])
+        context["ranked"] = suggestions.suggest_sentences(
+            task, form.cleaned_data["question"], page.sentences
+        )
+    except (fetch.FetchRefused, fetch.PageUnavailable) as exc:
+        context["error"] = str(exc)
+    except suggestions.SuggestionsUnavailable:
+        raise Http404("no sentence suggestions for this task") from None
+    return _render(request, "sentences", context)
+
+
+@require_POST
+@login_required
+def record_outcome(request: HttpRequest, pk: int, suggestion_pk: int) -> HttpResponse:
+    """Log that a suggestion was accepted, edited or ignored (the anchoring log)."""
+    task = own_task_or_404(request.user, pk)
+    suggestion = get_object_or_404(Suggestion, pk=suggestion_pk, task=task)
+    form = SuggestionOutcomeForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse(
+            "outcome must be accepted, edited or ignored", status=400, content_type="text/plain"
+        )
+    suggestions.record_outcome(
+        suggestion, form.cleaned_data["outcome"], form.cleaned_data["final_text"]
+    )
+    return HttpResponse(status=204)
+
+
+# --- Managers -----------------------------------------------------------------------------
+
+
+@manager_required
+def manage(request: HttpRequest) -> HttpResponse:
+    rates = suggestions.acceptance_rates()
+    batches = list(Batch.objects.order_by("-created_at")[:50])
+    switches = {s.batch_id: s for s in SuggestionSettings.objects.filter(batch__in=batches)}
+    rows = [
+        (
+            batch,
+            BatchSuggestionsForm(
+                initial={
+                    "kinds_off": switches[batch.pk].kinds_off if batch.pk in switches else [],
+                    "ab_split": batch.pk in switches and switches[batch.pk].ab_split,
+                },
+                prefix=f"batch-{batch.pk}",
+            ),
+        )
+        for batch in batches
+    ]
+    split_batches = [s.batch_id for s in switches.values() if s.ab_split]
+    return render(
+        request,
+        "annotation/manage_suggestions.html",
+        {
+            "rates": rates,
+            "max_shown": max([r.shown for r in rates] + [1]),
+            "batch_rows": rows,
+            "ab": suggestions.ab_report(split_batches) if split_batches else [],
+            "build": SuggestionPoolBuild.objects.first(),
+        },
+    )
+
+
+@require_POST
+@manager_required
+def set_batch_suggestions(request: HttpRequest, pk: int) -> HttpResponse:
+    batch = get_object_or_404(Batch, pk=pk)
+    form = BatchSuggestionsForm(request.POST, prefix=f"batch-{batch.pk}")
+    if not form.is_valid():
+        messages.error(request, f"Batch {batch}: {form.errors.as_text()}")
+        return redirect("annotation:manage-suggestions")
+    SuggestionSettings.objects.update_or_create(
+        batch=batch,
+        defaults={
+            "kinds_off": sorted(form.cleaned_data["kinds_off"]),
+            "ab_split": form.cleaned_data["ab_split"],
+        },
+    )
+    messages.success(request, f"Suggestion settings of {batch} saved.")
+    return redirect("annotation:manage-suggestions")
+
+
+@require_POST
+@manager_required
+def build_pool(request: HttpRequest) -> HttpResponse:
+    running = SuggestionPoolBuild.objects.filter(
+        status__in=(SuggestionPoolBuild.Status.PENDING, SuggestionPoolBuild.Status.RUNNING)
+    ).first()
+    if running is None:
+        with transaction.atomic():
+            running = SuggestionPoolBuild.objects.create(requested_by=request.user)
+            build_id = running.pk
+            transaction.on_commit(lambda: tasks.build_suggestion_pool.delay(build_id))
+    return redirect("annotation:manage-suggestions")
+
+
+@require_GET
+@manager_required
+def build_progress(request: HttpRequest, pk: int) -> HttpResponse:
+    build = get_object_or_404(SuggestionPoolBuild, pk=pk)
+    return render(request, "annotation/manage_suggestions.html#build", {"build": build})

@@ -1,0 +1,98 @@
+"""Training on gold claims (P1-P3) with side-by-side feedback, and the thresholds page."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import training
+from annotation.blindness import blind_claim, is_blind
+from annotation.forms.training import ThresholdsForm, TrainingForm
+from annotation.models import Claim, QualificationThresholds, TrainingAnswer
+from annotation.views.manage import manager_required
+from annotation.vocabulary import Phase
+
+
+def _training_phase(phase: int) -> Phase:
+    if phase not in training.TRAINING_PHASES:
+        raise Http404("there is no training for this phase")
+    return Phase(phase)
+
+
+def _page(request: HttpRequest, phase: Phase, claim: Claim | None, form, status=200):
+    blind = claim is not None and is_blind(phase)
+    return render(
+        request,
+        "annotation/training.html",
+        {
+            "phase": phase,
+            "claim_pk": claim.pk if claim else None,
+            # P3 training is blind like P3: the claim's blind view and the gold QA pairs,
+            # never the label.
+            "claim": blind_claim(claim) if blind else claim,
+            "pairs": training.gold_pairs(claim) if blind else [],
+            "form": form,
+            "standing": training.standing(request.user, phase),
+            "qualified": request.user.is_qualified_for(phase),
+        },
+        status=status,
+    )
+
+
+@login_required
+def train(request: HttpRequest, phase: int) -> HttpResponse:
+    phase = _training_phase(phase)
+    claim = training.next_training_claim(request.user, phase)
+    return _page(request, phase, claim, TrainingForm(phase) if claim else None)
+
+
+@require_POST
+@login_required
+def hand_in(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
+    phase = _training_phase(phase)
+    claim = get_object_or_404(training.gold_claims(), pk=claim_pk)
+    form = TrainingForm(phase, request.POST)
+    if not form.is_valid():
+        return _page(request, phase, claim, form, status=422)
+    answer = training.hand_in(request.user, phase, claim, form.answer())
+    return redirect("annotation:training-feedback", pk=answer.pk)
+
+
+@login_required
+def feedback(request: HttpRequest, pk: int) -> HttpResponse:
+    answer = get_object_or_404(
+        TrainingAnswer.objects.select_related("claim"), pk=pk, annotator=request.user
+    )
+    return render(
+        request,
+        "annotation/training_feedback.html",
+        {
+            "answer": answer,
+            "phase": Phase(answer.phase),
+            "rows": training.feedback(answer),
+            "standing": training.standing(request.user, answer.phase),
+            "qualified": request.user.is_qualified_for(answer.phase),
+        },
+    )
+
+
+@manager_required
+def qualification(request: HttpRequest) -> HttpResponse:
+    form = ThresholdsForm(request.POST or None, instance=QualificationThresholds.current())
+    if request.method == "POST" and form.is_valid():
+        training.set_thresholds(
+            request.user, **{name: form.cleaned_data[name] for name in form.Meta.fields}
+        )
+        messages.success(request, "The qualification thresholds are saved.")
+        return redirect("annotation:qualification")
+    return render(
+        request,
+        "annotation/qualification.html",
+        {
+            "form": form,
+            "trainees": training.training_overview().order_by("username"),
+            "phases": training.TRAINING_PHASES,
+        },
+        status=422 if form.errors else 200,
+    )

@@ -1,0 +1,136 @@
+"""The rules for a blind quality check (P3) and post-control (P5).
+
+One function, `check_problems`, lists every problem of a check with where it is (a path such
+as "flags.2.question_position") in the shape of `annotation/evidence.py`. The check screen,
+its autosave, the task API and the workflow all ask it, so they refuse the same things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from annotation.submissions import FlagData, Problem, QualityVerdict
+from annotation.vocabulary import CLAIM_TOO_VAGUE, AnswerType, Phase, Verdict
+from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag
+
+ANSWER_FLAG_CODES = tuple(
+    code for code in ProblemFlag.Code.values if code not in CLAIM_FLAG_CODES + QUESTION_FLAG_CODES
+)
+# Flags that judge an answer against its source; an Unanswerable answer has no source.
+SOURCE_FLAG_CODES = (
+    ProblemFlag.Code.ANSWER_WRONG_BUT_SUPPORTED,
+    ProblemFlag.Code.ANSWER_WRONG_UNSUPPORTED,
+    ProblemFlag.Code.SOURCE_MAY_BE_BIASED,
+)
+
+
+def answer_flag_codes(answer_type: str) -> tuple[str, ...]:
+    """The flags a checker may put on an answer of this type."""
+    if answer_type == AnswerType.UNANSWERABLE:
+        return tuple(code for code in ANSWER_FLAG_CODES if code not in SOURCE_FLAG_CODES)
+    return ANSWER_FLAG_CODES
+
+
+# Positions of the pairs shown: question position -> its answers' positions.
+Shown = Mapping[int, Collection[int]]
+
+
+def verdict_choices(phase: int) -> list[tuple[str, str]]:
+    """The verdicts a checker of this phase may give; only P5 may call a claim too vague."""
+    choices = list(Verdict.choices)
+    if phase == Phase.POST_CONTROL:
+        choices.append((CLAIM_TOO_VAGUE, CLAIM_TOO_VAGUE))
+    return choices
+
+
+def flag_target(code: str) -> str:
+    """What a flag code is about: "claim", "question" or "answer"."""
+    if code in CLAIM_FLAG_CODES:
+        return "claim"
+    if code in QUESTION_FLAG_CODES:
+        return "question"
+    return "answer"
+
+
+def flag_fits(flag: FlagData) -> bool:
+    """Whether a flag names the kind of target its code is about."""
+    return flag.code in ProblemFlag.Code.values and flag_target(flag.code) == _named(flag)
+
+
+def shown_positions(evidence) -> dict[int, set[int]]:
+    """The question and answer positions of the evidence round a checker was shown."""
+    if evidence is None:
+        return {}
+    return {
+        q.position: {a.position for a in q.answers.all()}
+        for q in evidence.questions.prefetch_related("answers")
+    }
+
+
+def check_problems(data: QualityVerdict, phase: int, shown: Shown | None = None) -> list[Problem]:
+    """Everything that keeps a check from being handed in; `shown` (when known) are the
+    positions of the pairs the checker saw, which flags must point at."""
+    problems: list[Problem] = []
+    if data.unreadable and data.verdict:
+        # Unreadable means no verdict; taking one of the two silently would lose the other.
+        problems.append(Problem("verdict", "Choose either a verdict or 'unreadable', not both."))
+    elif not data.unreadable:
+        if not data.verdict:
+            problems.append(Problem("verdict", "Choose a verdict, or mark the claim unreadable."))
+        elif data.verdict == CLAIM_TOO_VAGUE and phase != Phase.POST_CONTROL:
+            problems.append(
+                Problem(
+                    "verdict",
+                    "Choose a verdict of this phase: 'Claim too vague' is only a post-control "
+                    "(P5) verdict.",
+                )
+            )
+        elif data.verdict not in dict(verdict_choices(phase)):
+            problems.append(Problem("verdict", "Choose a verdict from the list."))
+        if not (data.justification or "").strip():
+            problems.append(
+                Problem("justification", "Explain how the answers lead to your verdict.")
+            )
+    seen: set[tuple] = set()
+    for index, flag in enumerate(data.flags):
+        problem = _flag_problem(flag, shown)
+        key = (flag.code, flag.question_position, flag.answer_position)
+        if problem is None and key in seen:
+            problem = ("code", "This flag is already given for the same target.")
+        seen.add(key)
+        if problem is not None:
+            field, message = problem
+            problems.append(Problem(f"flags.{index}.{field}", message))
+    return problems
+
+
+def _named(flag: FlagData) -> str:
+    if flag.question_position is None:
+        return "claim"
+    return "question" if flag.answer_position is None else "answer"
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind == "answer" else f"a {kind}"
+
+
+def _flag_problem(flag: FlagData, shown: Shown | None) -> tuple[str, str] | None:
+    code, question, answer = flag.code, flag.question_position, flag.answer_position
+    if code not in ProblemFlag.Code.values:
+        return ("code", f"There is no flag {code!r}.")
+    if question is None and answer is not None:
+        return ("question_position", f"{code!r}: an answer position needs its question.")
+    wants, has = flag_target(code), _named(flag)
+    if wants != has:
+        message = f"{code!r} is about {_a(wants)}, not {_a(has)}."
+        if wants == "claim":
+            return ("code", message)
+        if wants == "question":
+            return ("question_position" if has == "claim" else "answer_position", message)
+        return ("question_position" if question is None else "answer_position", message)
+    if shown is not None and question is not None:
+        if question not in shown:
+            return ("question_position", f"There is no question {question}.")
+        if answer is not None and answer not in shown[question]:
+            return ("answer_position", f"There is no answer {answer} to question {question}.")
+    return None

@@ -1,0 +1,293 @@
+"""Agreement statistics over categorical ratings: multirater kappas, Cohen's kappa, bootstrap.
+
+Plain data in, plain data out (no Django): review/agreement.py gathers the verdicts from the
+database and the `agreement_report --ratings` command reads them from a CSV file; both end
+here, so the figures of the dashboard, the API and the command are the same computation.
+
+Items with differing numbers of raters: an item rated once holds no pair and is left out.
+For the others, item i with n_i raters, n_ij of whom chose label j, contributes its share of
+agreeing rater pairs P_i = sum_j n_ij (n_ij - 1) / (n_i (n_i - 1)); the observed agreement
+is the mean of P_i over items (each item weighs the same, whatever its rater count), and the
+label shares p_j pool every rating. Fleiss' chance agreement is sum_j p_j², Randolph's
+free-marginal one 1/k for k available labels. With the same number of raters everywhere this
+is exactly Fleiss (1971) and Randolph (2005), and statsmodels' ``fleiss_kappa`` gives the
+same numbers (tests/review/test_kappa.py checks both).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+# Fixed so that the dashboard, the API and the command print the same interval twice.
+BOOTSTRAP_SEED = 14
+BOOTSTRAP_RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One annotator's label for one item (a claim, or one track of a claim)."""
+
+    item: str
+    annotator: str
+    label: str
+
+
+class RatingsFileError(ValueError):
+    """A ratings table that cannot be read; the message names each bad line."""
+
+
+@dataclass
+class CountTable:
+    """How many raters gave each label to each item (items rated at least twice)."""
+
+    items: list[str]
+    labels: list[str]
+    counts: np.ndarray  # items x labels
+
+    @property
+    def raters_per_item(self) -> np.ndarray:
+        return self.counts.sum(axis=1)
+
+
+def count_table(ratings: Iterable[Rating], labels: Sequence[str] | None = None) -> CountTable:
+    """Tabulate ratings; the label columns are `labels` (in that order) or those seen, sorted."""
+    by_item: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    seen: set[str] = set()
+    for rating in ratings:
+        by_item[rating.item][rating.label] += 1
+        seen.add(rating.label)
+    columns = list(labels) if labels is not None else sorted(seen)
+    unknown = seen - set(columns)
+    if unknown:
+        raise ValueError(f"labels outside the label set: {', '.join(sorted(unknown))}")
+    items = [item for item, row in by_item.items() if sum(row.values()) >= 2]
+    counts = np.array(
+        [[by_item[item].get(label, 0) for label in columns] for item in items], dtype=np.float64
+    ).reshape(len(items), len(columns))
+    return CountTable(items=items, labels=columns, counts=counts)
+
+
+def _item_agreement(counts: np.ndarray) -> np.ndarray:
+    """P_i: the share of agreeing rater pairs on each item."""
+    n = counts.sum(axis=1)
+    return (counts * (counts - 1)).sum(axis=1) / (n * (n - 1))
+
+
+def _kappas(item_agreement: np.ndarray, label_totals: np.ndarray, k: int) -> tuple[float, ...]:
+    observed = float(item_agreement.mean())
+    shares = label_totals / label_totals.sum()
+    fleiss_chance = float((shares**2).sum())
+    fleiss = (observed - fleiss_chance) / (1 - fleiss_chance) if fleiss_chance < 1 else math.nan
+    randolph = (observed - 1 / k) / (1 - 1 / k)
+    return observed, fleiss, randolph
+
+
+def multirater_agreement(table: CountTable, k: int | None = None) -> dict:
+    """Percent agreement, Fleiss' and Randolph's kappa and per-label agreement of a table.
+
+    `k` is the number of labels raters could choose from (Randolph's chance is 1/k); by
+    default the table's label columns. Fleiss' kappa is NaN when every rating is one label.
+    """
+    k = k or len(table.labels)
+    if k < 2:
+        raise ValueError("agreement needs at least two labels to choose from")
+    if not table.items:
+        return {
+            "items": 0,
+            "ratings": 0,
+            "percent_agreement": None,
+            "fleiss_kappa": None,
+            "randolph_kappa": None,
+            "per_label": {},
+        }
+    counts = table.counts
+    observed, fleiss, randolph = _kappas(_item_agreement(counts), counts.sum(axis=0), k)
+    n = counts.sum(axis=1, keepdims=True)
+    # Specific agreement per label: of the rater pairs with this label on one side, the share
+    # that has it on both.
+    agreeing = (counts * (counts - 1)).sum(axis=0)
+    involved = (counts * (n - 1)).sum(axis=0)
+    per_label = {
+        label: (float(agreeing[j] / involved[j]) if involved[j] else None)
+        for j, label in enumerate(table.labels)
+    }
+    return {
+        "items": len(table.items),
+        "ratings": int(counts.sum()),
+        "percent_agreement": observed,
+        "fleiss_kappa": None if math.isnan(fleiss) else fleiss,
+        "randolph_kappa": randolph,
+        "per_label": per_label,
+    }
+
+
+def bootstrap_intervals(
+    table: CountTable,
+    k: int | None = None,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = 0.95,
+) -> dict[str, tuple[float, float] | None]:
+    """Percentile intervals of the three figures, resampling items with replacement.
+
+    Seeded, so the same table always gets the same interval.
+    """
+    k = k or len(table.labels)
+    names = ("percent_agreement", "fleiss_kappa", "randolph_kappa")
+    if len(table.items) < 2:
+        return dict.fromkeys(names)
+    rng = np.random.default_rng(seed)
+    agreement = _item_agreement(table.counts)
+    n_items = len(table.items)
+    draws = np.empty((resamples, 3))
+    for r in range(resamples):
+        # How often each item was drawn: the resample's sums are weighted sums.
+        weights = np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
+        observed = float(weights @ agreement) / n_items
+        totals = weights @ table.counts
+        shares = totals / totals.sum()
+        chance = float((shares**2).sum())
+        fleiss = (observed - chance) / (1 - chance) if chance < 1 else math.nan
+        draws[r] = (observed, fleiss, (observed - 1 / k) / (1 - 1 / k))
+    tail = (1 - level) / 2 * 100
+    out: dict[str, tuple[float, float] | None] = {}
+    for column, name in enumerate(names):
+        values = draws[:, column][~np.isnan(draws[:, column])]
+        if values.size == 0:
+            out[name] = None
+        else:
+            low, high = np.percentile(values, [tail, 100 - tail])
+            out[name] = (float(low), float(high))
+    return out
+
+
+def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
+    """Cohen's kappa of two raters' labels on the same items; None when chance agreement is 1."""
+    if not pairs:
+        return None
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    first, second = defaultdict(int), defaultdict(int)
+    for a, b in pairs:
+        first[a] += 1
+        second[b] += 1
+    chance = sum(first[label] * second.get(label, 0) for label in first) / (n * n)
+    if chance >= 1:
+        return None
+    return (observed - chance) / (1 - chance)
+
+
+def pairwise_cohen(ratings: Iterable[Rating], min_overlap: int) -> list[dict]:
+    """Cohen's kappa for every annotator pair that rated at least `min_overlap` common items."""
+    by_annotator: dict[str, dict[str, str]] = defaultdict(dict)
+    for rating in ratings:
+        by_annotator[rating.annotator][rating.item] = rating.label
+    rows = []
+    for a, b in combinations(sorted(by_annotator), 2):
+        common = sorted(by_annotator[a].keys() & by_annotator[b].keys())
+        if len(common) < max(1, min_overlap):
+            continue
+        pairs = [(by_annotator[a][i], by_annotator[b][i]) for i in common]
+        rows.append(
+            {
+                "first": a,
+                "second": b,
+                "items": len(common),
+                "percent_agreement": sum(x == y for x, y in pairs) / len(pairs),
+                "cohen_kappa": cohen_kappa(pairs),
+            }
+        )
+    return rows
+
+
+def confusion_matrix(pairs: Iterable[tuple[str, str]], labels: Sequence[str]) -> list[list[int]]:
+    """Rows: the first side's label; columns: the second side's; labels outside are dropped."""
+    index = {label: i for i, label in enumerate(labels)}
+    matrix = [[0] * len(labels) for _ in labels]
+    for a, b in pairs:
+        if a in index and b in index:
+            matrix[index[a]][index[b]] += 1
+    return matrix
+
+
+def verdict_agreement(
+    ratings: Sequence[Rating],
+    labels: Sequence[str] | None = None,
+    *,
+    min_pair_overlap: int = 10,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> dict:
+    """Every verdict-agreement figure of one set of ratings, as plain JSON-ready data."""
+    table = count_table(ratings, labels)
+    figures = multirater_agreement(table)
+    raters = table.raters_per_item
+    figures["raters_per_item"] = {
+        str(n): int((raters == n).sum()) for n in sorted({int(r) for r in raters})
+    }
+    figures["labels"] = table.labels
+    figures["intervals"] = {
+        name: (list(interval) if interval else None)
+        for name, interval in bootstrap_intervals(table, resamples=resamples).items()
+    }
+    figures["bootstrap"] = {"resamples": resamples, "seed": BOOTSTRAP_SEED, "level": 0.95}
+    figures["annotator_pairs"] = pairwise_cohen(ratings, min_pair_overlap)
+    return figures
+
+
+# --- Ratings from a CSV table ------------------------------------------------------------
+
+RATINGS_HEADER = ("item", "annotator", "label")
+
+
+def read_ratings_csv(text: str) -> list[Rating]:
+    """Ratings from `item,annotator,label` rows under that header line.
+
+    Raises RatingsFileError listing each bad line by number; nothing is returned half-read.
+    """
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or [c.strip().lower() for c in rows[0]] != list(RATINGS_HEADER):
+        found = ",".join(rows[0]) if rows else "an empty file"
+        raise RatingsFileError(
+            f"line 1: expected the header 'item,annotator,label', found {found!r}"
+        )
+    problems: list[str] = []
+    ratings: list[Rating] = []
+    first_seen: dict[tuple[str, str], int] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if len(row) != 3:
+            problems.append(f"line {number}: expected 3 columns, found {len(row)}")
+            continue
+        item, annotator, label = (cell.strip() for cell in row)
+        empty = [
+            name
+            for name, value in zip(RATINGS_HEADER, (item, annotator, label), strict=True)
+            if not value
+        ]
+        if empty:
+            problems.append(f"line {number}: empty {', '.join(empty)}")
+            continue
+        key = (item, annotator)
+        if key in first_seen:
+            problems.append(
+                f"line {number}: annotator {annotator!r} already rated item {item!r} "
+                f"on line {first_seen[key]}"
+            )
+            continue
+        first_seen[key] = number
+        ratings.append(Rating(item, annotator, label))
+    if problems:
+        raise RatingsFileError("; ".join(problems[:50]) + (" …" if len(problems) > 50 else ""))
+    if not ratings:
+        raise RatingsFileError("no ratings below the header line")
+    return ratings

@@ -1,0 +1,299 @@
+"""Pre-suggestions through the client: who sees them, the log, and the managers' switches."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.urls import reverse
+
+from annotation import suggestions, workflow
+from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings
+from annotation.vocabulary import Phase, SuggestionKind, Verdict
+from search_proxy.models import FetchedPage
+from search_proxy.webaddress import normalize_url
+from tests import steps
+from tests.factories import AnnotatorFactory, QuestionFactory
+
+
+@pytest.fixture
+def pool(db, settings, tmp_path):
+    """A built pool of two accepted claims with their questions."""
+    settings.SUGGESTION_POOL_DIR = tmp_path / "suggestions"
+    first = QuestionFactory(
+        text="How much did the council spend on parks in 2019?",
+        evidence_round__claim__text="The council spent 9 million pounds on parks in 2019.",
+        evidence_round__claim__label=Verdict.SUPPORTED,
+    )
+    QuestionFactory(
+        text="What did the budget report say about park spending?",
+        evidence_round=first.evidence_round,
+    )
+    QuestionFactory(
+        text="When did the hurricane reach Florida?",
+        evidence_round__claim__text="A hurricane destroyed half of Miami in 2017.",
+    )
+    assert suggestions.build_pool() == 2
+    return first.evidence_round.claim
+
+
+@pytest.fixture
+def p2_task(pool, annotator):
+    writer = AnnotatorFactory(username="p1-writer")
+    steps.new_article(url="https://fullfact.org/online/parks-money/")
+    steps.normalise(writer, [steps.normalised_claim("The council spent 4 million on parks.")])
+    return steps.take(annotator, Phase.QUESTIONS)
+
+
+def suggest(client, task, **params):
+    return client.get(
+        reverse("annotation:suggestions", args=[task.pk]), params, HTTP_HX_REQUEST="true"
+    )
+
+
+def outcome(client, suggestion, value, text=""):
+    url = reverse("annotation:suggestion-outcome", args=[suggestion.task_id, suggestion.pk])
+    return client.post(url, {"outcome": value, "final_text": text})
+
+
+def test_the_editor_offers_suggestions_only_on_request(client, p2_task, annotator):
+    client.force_login(annotator)
+    page = client.get(reverse("annotation:task", args=[p2_task.pk]))
+    assert b'id="suggest"' in page.content
+    assert b"How much did the council spend" not in page.content
+    assert not Suggestion.objects.exists()
+
+
+def test_asking_shows_question_templates_and_a_query_and_logs_them_as_shown(
+    client, p2_task, annotator
+):
+    client.force_login(annotator)
+    response = suggest(client, p2_task)
+    assert response.status_code == 200
+    assert b"How much did the council spend on parks in 2019?" in response.content
+    kinds = set(Suggestion.objects.filter(task=p2_task).values_list("kind", flat=True))
+    assert kinds == {SuggestionKind.QUESTIONS, SuggestionKind.SEARCH_QUERY}
+    assert all(s.outcome == "shown" for s in Suggestion.objects.all())
+
+
+def test_p2_suggestions_never_carry_a_verdict(client, p2_task, annotator, pool):
+    client.force_login(annotator)
+    content = suggest(client, p2_task).content.decode()
+    for label in Verdict.values:
+        assert label not in content
+    assert all("verdict" not in s.details for s in Suggestion.objects.all())
+
+
+def test_accepting_then_editing_a_template_is_logged(client, p2_task, annotator):
+    client.force_login(annotator)
+    suggest(client, p2_task)
+    template = Suggestion.objects.filter(kind=SuggestionKind.QUESTIONS).first()
+    assert outcome(client, template, "accepted", template.text).status_code == 204
+    edited = "How much did the council spend on parks in 2020?"
+    assert outcome(client, template, "edited", edited).status_code == 204
+    template.refresh_from_db()
+    assert template.outcome == "edited"
+    assert template.accepted_at and template.edited_at
+    assert template.final_text == edited
+    # An edited suggestion cannot go back to "ignored".
+    outcome(client, template, "ignored")
+    template.refresh_from_db()
+    assert template.outcome == "edited"
+
+
+def test_an_unknown_outcome_is_refused(client, p2_task, annotator):
+    client.force_login(annotator)
+    suggest(client, p2_task)
+    template = Suggestion.objects.first()
+    assert outcome(client, template, "loved").status_code == 400
+    template.refresh_from_db()
+    assert template.outcome == "shown"
+
+
+def test_nobody_else_can_log_an_annotators_suggestion(client, p2_task, annotator, outsider):
+    client.force_login(annotator)
+    suggest(client, p2_task)
+    template = Suggestion.objects.first()
+    client.force_login(outsider)
+    assert outcome(client, template, "accepted").status_code == 404
+    assert client.get(reverse("annotation:suggestions", args=[p2_task.pk])).status_code == 404
+
+
+def test_the_log_refuses_get_and_suggest_refuses_post(client, p2_task, annotator):
+    client.force_login(annotator)
+    suggest(client, p2_task)
+    template = Suggestion.objects.first()
+    url = reverse("annotation:suggestion-outcome", args=[p2_task.pk, template.pk])
+    assert client.get(url).status_code == 405
+    assert client.post(reverse("annotation:suggestions", args=[p2_task.pk])).status_code == 405
+
+
+def test_handing_in_marks_suggestions_never_used_as_ignored(client, p2_task, annotator):
+    client.force_login(annotator)
+    suggest(client, p2_task)
+    used = Suggestion.objects.filter(kind=SuggestionKind.QUESTIONS).first()
+    outcome(client, used, "accepted", used.text)
+    workflow.submit_evidence(p2_task, steps.evidence())
+    outcomes = dict(Suggestion.objects.values_list("pk", "outcome"))
+    assert outcomes.pop(used.pk) == "accepted"
+    assert set(outcomes.values()) == {"ignored"}
+
+
+def test_the_blind_phases_never_get_suggestions(client, pool, annotator):
+    writer, answerer = AnnotatorFactory(username="w"), AnnotatorFactory(username="a")
+    steps.new_article(url="https://fullfact.org/online/parks-blind/")
+    steps.normalise(writer, [steps.normalised_claim("The council spent 4 million on parks.")])
+    steps.answer(answerer)
+    check = steps.take(annotator, Phase.QUALITY_CHECK)
+    assert suggestions.kinds_for(check) == ()
+    client.force_login(annotator)
+    assert suggest(client, check).status_code == 404
+    page = client.get(reverse("annotation:task", args=[check.pk]))
+    assert b"suggestion" not in page.content.lower()
+    assert not Suggestion.objects.exists()
+    # P5 is blind too, whatever a batch switch says.
+    assert Phase.POST_CONTROL not in suggestions.PHASE_KINDS
+    assert Phase.QUALITY_CHECK not in suggestions.PHASE_KINDS
+
+
+def test_p1_gets_likely_duplicates_with_their_verdicts(client, pool, annotator):
+    steps.new_article(url="https://fullfact.org/online/parks-again/")
+    task = steps.take(annotator, Phase.NORMALISATION)
+    client.force_login(annotator)
+    page = client.get(reverse("annotation:task", args=[task.pk]))
+    assert b'id="suggest"' in page.content
+    response = suggest(client, task, text="Council spent 9 million on parks in 2019")
+    assert response.status_code == 200
+    duplicates = Suggestion.objects.filter(kind=SuggestionKind.DUPLICATES)
+    assert duplicates[0].details["claim"] == pool.pk
+    assert duplicates[0].details["verdict"] == Verdict.SUPPORTED
+    assert b"Supported" in response.content
+    assert Suggestion.objects.filter(kind=SuggestionKind.CLAIM_LABELS).exists()
+
+
+def test_a_manager_can_switch_a_kind_off_for_a_batch(client, p2_task, annotator, manager):
+    batch = Batch.objects.create(name="intake 1", kind=Batch.Kind.INTAKE)
+    p2_task.article.batch = batch
+    p2_task.article.save()
+    client.force_login(manager)
+    url = reverse("annotation:batch-suggestions", args=[batch.pk])
+    response = client.post(url, {f"batch-{batch.pk}-kinds_off": [SuggestionKind.QUESTIONS]})
+    assert response.status_code == 302
+    client.force_login(annotator)
+    suggest(client, p2_task)
+    assert set(Suggestion.objects.values_list("kind", flat=True)) == {SuggestionKind.SEARCH_QUERY}
+
+
+def test_the_ab_split_leaves_odd_tasks_without_suggestions(client, p2_task, annotator):
+    batch = Batch.objects.create(name="intake ab", kind=Batch.Kind.INTAKE)
+    p2_task.article.batch = batch
+    p2_task.article.save()
+    SuggestionSettings.objects.create(batch=batch, ab_split=True)
+    expected = () if p2_task.pk % 2 else suggestions.PHASE_KINDS[Phase.QUESTIONS]
+    assert suggestions.kinds_for(p2_task) == expected
+    client.force_login(annotator)
+    assert suggest(client, p2_task).status_code == (404 if p2_task.pk % 2 else 200)
+
+
+def test_the_ab_report_compares_time_and_agreement_per_arm(pool):
+    batch = Batch.objects.create(name="intake report", kind=Batch.Kind.INTAKE)
+    SuggestionSettings.objects.create(batch=batch, ab_split=True)
+    for n in range(2):
+        # Fresh people per article: nobody may see claims of the same article twice.
+        writer, answerer, checker = (AnnotatorFactory(username=f"p{n}{i}") for i in range(3))
+        steps.new_article(url=f"https://fullfact.org/online/ab-{n}/", batch=batch)
+        steps.normalise(writer, [steps.normalised_claim(f"Claim number {n} about parks.")])
+        steps.answer(answerer)
+        # The P2 verdict is Refuted: the first check agrees, the second does not.
+        steps.check(checker, Verdict.REFUTED if n == 0 else Verdict.SUPPORTED)
+    reports = suggestions.ab_report([batch.pk])
+    assert sum(r.tasks for r in reports) == 2
+    assert sum(r.checked for r in reports) == 2
+    assert sum(r.agreeing for r in reports) == 1
+    assert all(r.mean_minutes is not None for r in reports if r.tasks)
+
+
+def test_the_manager_page_shows_acceptance_rates(client, p2_task, annotator, manager):
+    client.force_login(annotator)
+    suggest(client, p2_task)
+    template = Suggestion.objects.filter(kind=SuggestionKind.QUESTIONS).first()
+    outcome(client, template, "accepted", template.text)
+    rates = {r.kind: r for r in suggestions.acceptance_rates()}
+    assert rates[SuggestionKind.QUESTIONS].accepted == 1
+    client.force_login(manager)
+    page = client.get(reverse("annotation:manage-suggestions"))
+    assert page.status_code == 200
+    assert b"<svg" in page.content and b"question templates" in page.content
+
+
+def test_only_managers_open_the_suggestion_page(client, annotator):
+    client.force_login(annotator)
+    assert client.get(reverse("annotation:manage-suggestions")).status_code == 403
+    assert client.post(reverse("annotation:build-suggestions")).status_code == 403
+
+
+def test_a_rebuild_runs_once_even_if_its_message_is_delivered_twice(pool, manager):
+    build = SuggestionPoolBuild.objects.create(requested_by=manager)
+    suggestions.run_build(build.pk)
+    build.refresh_from_db()
+    assert build.status == "done" and build.claims_done == build.claims_total == 2
+    finished = build.finished_at
+    suggestions.run_build(build.pk)
+    build.refresh_from_db()
+    assert build.finished_at == finished
+
+
+def test_the_web_process_reloads_the_pool_only_after_a_new_build(pool):
+    first = suggestions.current_pool()
+    assert suggestions.current_pool() is first
+    QuestionFactory(evidence_round__claim__text="A third claim about trains.")
+    suggestions.build_pool()
+    marker = suggestions.pool_folder() / "pool.json"
+    os.utime(marker, (marker.stat().st_atime, marker.stat().st_mtime + 5))
+    assert len(suggestions.current_pool()) == 3
+
+
+def test_without_a_built_pool_the_panel_says_so(client, settings, tmp_path, annotator):
+    settings.SUGGESTION_POOL_DIR = tmp_path / "never-built"
+    writer = AnnotatorFactory(username="p1-writer")
+    steps.new_article(url="https://fullfact.org/online/parks-nopool/")
+    steps.normalise(writer, [steps.normalised_claim()])
+    task = steps.take(annotator, Phase.QUESTIONS)
+    client.force_login(annotator)
+    response = suggest(client, task)
+    assert response.status_code == 200
+    assert b"not ready yet" in response.content
+    assert not Suggestion.objects.exists()
+
+
+def test_the_sentences_of_an_opened_page_are_ranked_for_the_question(client, p2_task, annotator):
+    url = "https://council.example.gov/budget-2019"
+    FetchedPage.objects.create(
+        normalized_url=normalize_url(url),
+        url=url,
+        final_url=url,
+        title="Budget 2019",
+        sentences=[
+            "The council met in March.",
+            "Parks received 2.1 million pounds in the 2019 budget.",
+            "Libraries were not discussed.",
+        ],
+    )
+    client.force_login(annotator)
+    response = client.get(
+        reverse("annotation:suggested-sentences", args=[p2_task.pk]),
+        {"url": url, "question": "How much money did parks get in 2019?"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    ranked = list(Suggestion.objects.filter(kind=SuggestionKind.SENTENCES))
+    assert ranked[0].details["sentence"] == 1
+    assert b'data-sentence="1"' in response.content
+    # Without a question there is nothing to rank for: a clear error, nothing logged.
+    missing = client.get(
+        reverse("annotation:suggested-sentences", args=[p2_task.pk]),
+        {"url": url},
+        HTTP_HX_REQUEST="true",
+    )
+    assert missing.status_code == 422
+    assert Suggestion.objects.filter(kind=SuggestionKind.SENTENCES).count() == len(ranked)

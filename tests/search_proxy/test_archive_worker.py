@@ -1,0 +1,118 @@
+"""An archive job whose worker process is killed mid-save is done after a worker restarts:
+a real Celery worker, a real Redis broker, the real waybackpy client against the stub."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from celery import Celery
+from django.db import connection
+
+from search_proxy import archiving
+from search_proxy.models import Source
+from tests.search_proxy.archive_stub import Fault
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 60  # seconds; every wait below is bounded by this
+
+
+def _database_url() -> str:
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+def _redis_url() -> str | None:
+    url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=1)
+        client.ping()
+    except Exception:
+        return None
+    client.flushdb()  # our own database number: no jobs left from an earlier run
+    return url
+
+
+def _wait_for(condition, what: str, worker: subprocess.Popen) -> None:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        if worker.poll() is not None:
+            break
+        time.sleep(0.2)
+    output = worker.communicate(timeout=10)[0].decode(errors="replace") if worker.poll() else ""
+    raise AssertionError(f"{what} did not happen within {WAIT} s\n{output[-3000:]}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_interrupted_by_killing_its_worker_is_completed_after_a_restart(
+    archive_stub, tmp_path
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("a worker in another process needs a shared database server")
+    broker = _redis_url()
+    if broker is None:
+        pytest.skip("Redis is not reachable")
+    page = "https://news.example.org/killed-worker"
+    source = Source.for_url(page)
+    archive_stub.fail_next("save", Fault(504, delay=8.0))  # the first save hangs: time to kill
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "DATABASE_CONN_MAX_AGE": "0",
+        "CELERY_BROKER_URL": broker,
+        "CELERY_VISIBILITY_TIMEOUT": "3",
+        "VAR_DIR": str(tmp_path / "var"),
+        "ARCHIVE_BASE_URL": archive_stub.base_url,
+        "ARCHIVE_AVAILABILITY_URL": archive_stub.base_url + "/wayback/available",
+        "ARCHIVE_HTTP_TIMEOUT": "45",
+        "ARCHIVE_JOB_LEASE": "2",
+    }
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo"]
+    command += ["-l", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip"]
+
+    def start() -> subprocess.Popen:
+        return subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+
+    first = start()
+    try:
+        Celery(broker=broker).send_task(archiving.ARCHIVE_TASK, args=[source.pk])
+        _wait_for(
+            lambda: archive_stub.received and any(h.api == "save" for h in archive_stub.received),
+            "the first save request",
+            first,
+        )
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    source.refresh_from_db()
+    assert source.archive_status == Source.ArchiveStatus.RUNNING  # left behind by the dead worker
+
+    second = start()
+    try:
+        _wait_for(
+            lambda: (
+                Source.objects.get(pk=source.pk).archive_status == Source.ArchiveStatus.ARCHIVED
+            ),
+            "archiving after the restart",
+            second,
+        )
+    finally:
+        second.terminate()
+        second.communicate(timeout=30)
+    source.refresh_from_db()
+    assert source.archived_url.endswith(page)
+    # The killed worker's save never made a capture; the restarted one made exactly one.
+    assert len(archive_stub.captures[page]) == 1
