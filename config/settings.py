@@ -168,8 +168,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
-    # Redis hands an unacknowledged job (its worker was killed) to another worker after this.
-    else {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1)}
+    # Redis hands an unacknowledged job (its worker was killed) to another worker after the
+    # visibility timeout. kombu 5.7 looks for such jobs only every interval x throttle seconds
+    # (100 s by default); a throttle of 1 makes the interval alone decide.
+    else {
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+        "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
+        "unacked_restore_throttle": 1,
+    }
 )
 CELERY_RESULT_BACKEND = "django-db"
 CELERY_RESULT_EXTENDED = True

@@ -80,3 +80,16 @@ def screenshot(page, name: str, tmp_path: Path) -> Path:
     path = folder / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+def wait_until_saved(page, timeout: float = 15000) -> None:
+    """Wait until the server holds everything the editor shows. "Draft saved" alone is not
+    enough: it may be left from an earlier save while a later change is still unsent."""
+    page.wait_for_function(
+        """() => {
+            const form = document.querySelector("form[data-editor]");
+            return form && !form.classList.contains("htmx-request") && !window.editorDirty();
+        }""",
+        timeout=timeout,
+    )
+    page.locator("#save-status", has_text="Draft saved").wait_for(timeout=timeout)

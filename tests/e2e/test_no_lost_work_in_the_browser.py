@@ -6,7 +6,7 @@ from annotation.models import Task
 from annotation.vocabulary import Phase
 from review.models import QualityCheck
 from tests import steps
-from tests.e2e.conftest import DESKTOP, PHONE, screenshot, sign_in
+from tests.e2e.conftest import DESKTOP, PHONE, screenshot, sign_in, wait_until_saved
 from tests.factories import AnnotatorFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -43,7 +43,7 @@ def _two_tabs(new_page, task):
 def _wait_saved(tab):
     # Leaving the field saves at once (no need to wait for the periodic autosave).
     tab.locator("h1, nav.crumbs").first.click()
-    tab.locator("#save-status", has_text="Draft saved").wait_for()
+    wait_until_saved(tab)
 
 
 def test_a_stale_check_tab_stays_in_conflict_until_the_annotator_chooses(

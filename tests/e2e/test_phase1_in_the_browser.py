@@ -5,7 +5,7 @@ import pytest
 from annotation.models import Claim, Task
 from annotation.vocabulary import Phase
 from tests import steps
-from tests.e2e.conftest import DESKTOP, PHONE, screenshot, sign_in
+from tests.e2e.conftest import DESKTOP, PHONE, screenshot, sign_in, wait_until_saved
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -39,10 +39,6 @@ def fill_claim(page, index: int, text: str, label: str) -> None:
     card.get_by_label("Written Evidence").check()
 
 
-def wait_for_save(page) -> None:
-    page.locator("#save-status", has_text="Draft saved").wait_for(timeout=15000)
-
-
 def test_an_annotator_splits_an_article_survives_a_reload_and_submits(new_page, article, tmp_path):
     page = new_page(DESKTOP)
     sign_in(page, "alice")
@@ -55,7 +51,7 @@ def test_an_annotator_splits_an_article_survives_a_reload_and_submits(new_page, 
     fill_claim(page, 0, "The council spent 4 million pounds on parks in 2016.", "Refuted")
     page.get_by_role("button", name="+ Add a claim (split)").click()
     fill_claim(page, 1, "The council closed two libraries in 2016.", "Supported")
-    wait_for_save(page)
+    wait_until_saved(page)
     screenshot(page, "phase1-desktop", tmp_path)
 
     page.reload()
@@ -110,7 +106,7 @@ def test_a_second_tab_shows_a_conflict_instead_of_overwriting(new_page, article,
 
     first.locator("textarea[name='claims-0-text']").fill("Written in the first tab.")
     first.locator("input[name='claims-0-speaker']").click()  # leave the field: autosave
-    wait_for_save(first)
+    wait_until_saved(first)
 
     second.locator("textarea[name='claims-0-text']").fill("Written in the stale second tab.")
     second.locator("input[name='claims-0-speaker']").click()
@@ -143,7 +139,7 @@ def test_moving_a_claim_keeps_every_choice_of_both_claims(new_page, article, ann
     assert cards.nth(0).get_by_label("Supported", exact=True).is_checked()
     assert cards.nth(1).get_by_label("Refuted", exact=True).is_checked()
     cards.nth(1).locator("input[name$='-speaker']").click()
-    wait_for_save(page)
+    wait_until_saved(page)
     task = Task.objects.get(annotator=annotator)
     assert [(c["text"], c["fact_checker_label"]) for c in task.draft["claims"]] == [
         ("Second claim.", "Supported"),

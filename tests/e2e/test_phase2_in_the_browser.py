@@ -14,7 +14,7 @@ from search_proxy.indexing import DocumentRecord, index_records
 from search_proxy.models import MisinformationDomain
 from tests import steps
 from tests.e2e import flows
-from tests.e2e.conftest import DESKTOP, PHONE, screenshot, sign_in
+from tests.e2e.conftest import DESKTOP, PHONE, screenshot, sign_in, wait_until_saved
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -234,7 +234,7 @@ def test_moving_a_question_keeps_every_answer_kind(new_page, p2_claim, annotator
     flows.write_question(page, 1, "How much?", text="2.1 million", url="https://a.example/2")
     page.locator("[data-question]").nth(1).locator("[data-move-question='up']").click()
     page.locator("#id_claim_correction").click()
-    page.locator("#save-status", has_text="Draft saved").wait_for(timeout=15000)
+    wait_until_saved(page)
     task = claim_task(annotator)
     assert [
         (q["text"], q["answers"][0]["answer_type"], q["answers"][0]["text"])

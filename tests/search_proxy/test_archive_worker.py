@@ -48,7 +48,8 @@ def _wait_for(condition, what: str, worker: subprocess.Popen) -> None:
         if worker.poll() is not None:
             break
         time.sleep(0.2)
-    output = worker.communicate(timeout=10)[0].decode(errors="replace") if worker.poll() else ""
+    exited = worker.poll() is not None
+    output = worker.communicate(timeout=10)[0].decode(errors="replace") if exited else ""
     raise AssertionError(f"{what} did not happen within {WAIT} s\n{output[-3000:]}")
 
 
@@ -70,6 +71,7 @@ def test_a_job_interrupted_by_killing_its_worker_is_completed_after_a_restart(
         "DATABASE_CONN_MAX_AGE": "0",
         "CELERY_BROKER_URL": broker,
         "CELERY_VISIBILITY_TIMEOUT": "3",
+        "CELERY_UNACKED_RESTORE_INTERVAL": "1",
         "VAR_DIR": str(tmp_path / "var"),
         "ARCHIVE_BASE_URL": archive_stub.base_url,
         "ARCHIVE_AVAILABILITY_URL": archive_stub.base_url + "/wayback/available",
