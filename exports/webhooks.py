@@ -25,8 +25,9 @@ import json
 import time
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
-import requests
+import urllib3
 from celery import shared_task
 from django.conf import settings
 from django.db import transaction
@@ -34,6 +35,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from exports.models import ExportJob, Webhook, WebhookDelivery
+from search_proxy.fetch import (
+    FetchRefused,
+    PageUnavailable,
+    Target,
+    parse_target,
+    pinned_pool,
+    resolve,
+)
 
 USER_AGENT = "averitec-annotation-platform webhooks"
 
@@ -76,40 +85,52 @@ def post(delivery: WebhookDelivery) -> int:
         "X-Averitec-Timestamp": timestamp,
         "X-Averitec-Signature": signature(delivery.webhook.secret, timestamp, body),
     }
-    refused = receiver_problem(delivery.webhook.url)
-    if refused:
-        raise WebhookDeliveryError(refused)
     try:
-        response = requests.post(
-            delivery.webhook.url,
-            data=body,
-            headers=headers,
-            timeout=settings.WEBHOOK_TIMEOUT,
-            allow_redirects=False,
+        target, address = checked_receiver(delivery.webhook.url)
+    except (FetchRefused, PageUnavailable) as exc:
+        raise WebhookDeliveryError(f"Webhooks only go to public web addresses. {exc}") from exc
+    timeout = urllib3.Timeout(connect=settings.WEBHOOK_TIMEOUT, read=settings.WEBHOOK_TIMEOUT)
+    pool = pinned_pool(target.scheme, target.host, target.port, address, timeout)
+    try:
+        response = pool.urlopen(
+            "POST",
+            target.path,
+            body=body,
+            headers={**headers, "Host": target.host_header},
+            redirect=False,
+            retries=False,
+            assert_same_host=False,
         )
-    except requests.RequestException as exc:
+    except urllib3.exceptions.HTTPError as exc:
         raise WebhookDeliveryError(f"{exc.__class__.__name__}: {exc}") from exc
-    if not 200 <= response.status_code < 300:
+    finally:
+        pool.close()
+    if not 200 <= response.status < 300:
         raise WebhookDeliveryError(
-            f"the receiver answered {response.status_code}", status=response.status_code
+            f"the receiver answered {response.status}", status=response.status
         )
-    return response.status_code
+    return response.status
+
+
+def checked_receiver(url: str) -> tuple[Target, str]:
+    """The receiver's parsed address and the one IP address to connect to.
+
+    The name is resolved once, here: delivery connects to the address that passed the check,
+    so a DNS answer that changes in between (DNS rebinding) cannot reach an internal service.
+    """
+    target = parse_target(url)
+    addresses = resolve(target.host, target.port, allowed_setting="WEBHOOK_ALLOWED_NETWORKS")
+    return target, addresses[0]
 
 
 def receiver_problem(url: str) -> str | None:
     """Why webhooks must not be posted to `url`: only public web addresses are allowed, so a
     webhook cannot reach services inside our network (the page viewer's rule)."""
-    from urllib.parse import urlsplit
-
-    from search_proxy.fetch import FetchRefused, PageUnavailable, resolve
-
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if urlsplit(url).scheme not in ("http", "https"):
         return "a webhook needs an http or https address"
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        resolve(parts.hostname, port, allowed_setting="WEBHOOK_ALLOWED_NETWORKS")
-    except (FetchRefused, PageUnavailable, ValueError) as exc:
+        checked_receiver(url)
+    except (FetchRefused, PageUnavailable) as exc:
         return f"Webhooks only go to public web addresses. {exc}"
     return None
 

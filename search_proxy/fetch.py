@@ -297,7 +297,7 @@ def resolve(
 
 
 @dataclass(frozen=True)
-class _Target:
+class Target:
     scheme: str
     host: str  # IDNA-encoded, lower case, no brackets
     port: int
@@ -310,7 +310,7 @@ class _Target:
         return shown if self.port == default else f"{shown}:{self.port}"
 
 
-def _target(url: str) -> _Target:
+def parse_target(url: str) -> Target:
     try:
         parts = urlsplit(url.strip())
         port = parts.port
@@ -332,7 +332,7 @@ def _target(url: str) -> _Target:
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
-    return _Target(scheme, host, port, path)
+    return Target(scheme, host, port, path)
 
 
 def _is_ip(host: str) -> bool:
@@ -351,7 +351,7 @@ def download_page(url: str) -> Download:
     deadline = time.monotonic() + settings.PAGE_FETCH_TIMEOUT
     current = url
     for _hop in range(settings.PAGE_FETCH_MAX_REDIRECTS + 1):
-        target = _target(current)
+        target = parse_target(current)
         addresses = resolve(target.host, target.port)
         allowed_anywhere = all(
             any(ipaddress.ip_address(a) in n for n in _allowed_networks()) for a in addresses
@@ -389,26 +389,36 @@ def _remaining(deadline: float) -> float:
     return left
 
 
+def pinned_pool(
+    scheme: str, host: str, port: int, address: str, timeout: urllib3.Timeout
+) -> urllib3.HTTPConnectionPool:
+    """A connection pool to `address`, an address of `host` that passed the public check.
+
+    Connecting to the checked address (TLS still verified against `host`) rather than the
+    name means a second DNS answer can never send the request elsewhere (DNS rebinding).
+    """
+    common = {"port": port, "timeout": timeout, "retries": False, "maxsize": 1}
+    if scheme == "https":
+        return urllib3.HTTPSConnectionPool(
+            address,
+            server_hostname=host,
+            assert_hostname=host,
+            cert_reqs="CERT_REQUIRED",
+            ca_certs=certifi.where(),
+            **common,
+        )
+    return urllib3.HTTPConnectionPool(address, **common)
+
+
 def _request(
-    target: _Target, addresses: list[str], deadline: float
+    target: Target, addresses: list[str], deadline: float
 ) -> tuple[urllib3.HTTPConnectionPool, urllib3.BaseHTTPResponse]:
     """GET the target from the first checked address that accepts a connection."""
     last_error: Exception | None = None
     for address in addresses[:MAX_ADDRESSES_TRIED]:
         left = _remaining(deadline)
         timeout = urllib3.Timeout(connect=min(left, 5.0), read=left)
-        common = {"port": target.port, "timeout": timeout, "retries": False, "maxsize": 1}
-        if target.scheme == "https":
-            pool: urllib3.HTTPConnectionPool = urllib3.HTTPSConnectionPool(
-                address,
-                server_hostname=target.host,
-                assert_hostname=target.host,
-                cert_reqs="CERT_REQUIRED",
-                ca_certs=certifi.where(),
-                **common,
-            )
-        else:
-            pool = urllib3.HTTPConnectionPool(address, **common)
+        pool = pinned_pool(target.scheme, target.host, target.port, address, timeout)
         try:
             return pool, pool.urlopen(
                 "GET",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -265,3 +266,32 @@ def test_webhooks_to_internal_addresses_are_refused(researcher, settings):
     )
     assert response.status_code == 400
     assert "loopback" in str(response.json()["url"])
+
+
+def test_delivery_connects_to_the_address_that_passed_the_check_not_a_second_dns_answer(
+    hook, receiver, eager_tasks, settings, monkeypatch
+):
+    # A rebinding name: its first answer passes the public-address check (the local
+    # receiver is let through), every later answer points somewhere else.
+    settings.WEBHOOK_MAX_RETRIES = 0
+    settings.WEBHOOK_TIMEOUT = 1.0
+    real_getaddrinfo = socket.getaddrinfo
+    answers = iter(["127.0.0.1"])
+
+    def rebinding_getaddrinfo(host, port, *args, **kwargs):
+        if host != "rebinding.test":
+            return real_getaddrinfo(host, port, *args, **kwargs)
+        address = next(answers, "192.0.2.1")  # TEST-NET-1: nothing answers there
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding_getaddrinfo)
+    hook.url = receiver.url.replace("127.0.0.1", "rebinding.test")
+    hook.save()
+    [delivery] = webhooks.notify_claim_accepted(AcceptedClaimFactory())
+
+    deliver_webhook.delay(delivery.pk)
+
+    delivery.refresh_from_db()
+    assert delivery.status == WebhookDelivery.Status.DELIVERED, delivery.last_error
+    [request] = receiver.requests
+    assert request["headers"]["Host"] == hook.url.split("/")[2]
