@@ -5,6 +5,9 @@ typo in a deployment fails at start-up instead of at the first request that need
 """
 
 import os
+import secrets
+import time
+from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -56,3 +59,25 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     if raw is None:
         return list(default or [])
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def generated_secret_key(path: Path) -> str:
+    """The key kept in `path`, made at random (readable by its owner only) on first use.
+
+    Web and worker processes may start together: O_EXCL lets exactly one of them write the
+    file and the others read what it wrote.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _attempt in range(50):
+            existing = path.read_text().strip()
+            if existing:
+                return existing
+            time.sleep(0.1)  # the writer has created the file but not written it yet
+        raise ImproperlyConfigured(f"{path} is empty; delete it to make a new key") from None
+    with os.fdopen(descriptor, "w") as file:
+        file.write(key)
+    return key

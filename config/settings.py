@@ -11,18 +11,31 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    generated_secret_key,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
+# PRODUCTION=1 turns on every deployment safeguard (`manage.py check --deploy` is clean) and
+# refuses to start on a setting that only suits a developer's machine.
+PRODUCTION = env_bool("PRODUCTION", False)
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG must be off when PRODUCTION=1")
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG and env_bool("REQUIRE_SECRET_KEY", False):
-        raise ImproperlyConfigured("SECRET_KEY must be set in production")
-    # A development-only key: anything signed with it is worthless outside this machine.
-    SECRET_KEY = "dev-only-insecure-key-set-SECRET_KEY-in-production"
+    if PRODUCTION:
+        raise ImproperlyConfigured("SECRET_KEY must be set when PRODUCTION=1")
+    # The demo and development machines make a random key once and keep it in VAR_DIR, so
+    # sessions survive restarts and no key is shared through the source.
+    SECRET_KEY = generated_secret_key(VAR_DIR / "secret_key")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -122,9 +135,25 @@ STORAGES = {
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
 
-SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+# --- HTTPS and browser protections (all on with PRODUCTION=1) -----------------------------
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", PRODUCTION)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-X_FRAME_OPTIONS = "SAMEORIGIN"
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", PRODUCTION)
+# A load balancer's health check may speak plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", PRODUCTION)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", PRODUCTION)
+# Behind a reverse proxy that terminates TLS: "HTTP_X_FORWARDED_PROTO,https". Only set it when
+# the proxy always overwrites that header, or clients could claim HTTPS.
+_proxy_ssl_header = env_list("SECURE_PROXY_SSL_HEADER", [])
+if _proxy_ssl_header and len(_proxy_ssl_header) != 2:
+    raise ImproperlyConfigured(
+        "SECURE_PROXY_SSL_HEADER must be a header and a value, e.g. HTTP_X_FORWARDED_PROTO,https"
+    )
+SECURE_PROXY_SSL_HEADER = tuple(_proxy_ssl_header) or None
+# Nothing of ours is ever shown in a frame (the editors frame other sites, not our pages).
+X_FRAME_OPTIONS = "DENY"
 
 # --- API --------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -147,6 +176,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "VerdictEnum": "annotation.vocabulary.Verdict",
         "QualityVerdictEnum": "review.models.QUALITY_VERDICTS",
+        "TaskStatusEnum": "annotation.models.Task.Status",
     },
 }
 
