@@ -54,16 +54,34 @@ def parse_usernames(text: str) -> list[str]:
 def create_annotators(
     usernames: list[str], manager: User, phases: list[int] | None = None
 ) -> list[tuple[str, str]]:
-    """Create annotator accounts with generated passwords; returns (username, password)."""
+    """Create annotator accounts with one-time passwords; returns (username, password).
+
+    The passwords are for the manager to hand over once: nothing keeps them, and each new
+    annotator must choose their own at first sign-in.
+    """
     created = []
     for name in usernames:
         password = secrets.token_urlsafe(9)
-        user = User(username=name, role=User.Role.ANNOTATOR, qualified_phases=phases or [1, 2, 3])
+        user = User(
+            username=name,
+            role=User.Role.ANNOTATOR,
+            qualified_phases=phases or [1, 2, 3],
+            must_change_password=True,
+        )
         user.set_password(password)
         user.save()
         created.append((name, password))
     audit(manager, "accounts", f"created {len(created)} annotator account(s)", usernames=usernames)
     return created
+
+
+def one_time_passwords_csv(created: list[tuple[str, str]]) -> str:
+    """The new accounts as CSV (username, password), for the manager to download once."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["username", "password"])
+    writer.writerows(created)
+    return out.getvalue()
 
 
 @transaction.atomic

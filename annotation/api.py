@@ -17,10 +17,17 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_view,
+)
+from knox import views as knox_views
 from rest_framework import mixins, status, viewsets
-from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.decorators import action
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
@@ -28,6 +35,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import assignment, workflow
 from annotation.blindness import EVIDENCE_PHASES
+from annotation.middleware import LOCKED_OUT, MUST_CHANGE_PASSWORD
 from annotation.models import Article, StaleDraft, Task
 from annotation.serializers import (
     SUBMIT_SERIALIZERS,
@@ -51,6 +59,7 @@ from annotation.serializers import (
     SubmittedTaskSerializer,
     TaskFilterSerializer,
     TaskSummarySerializer,
+    TokenSerializer,
 )
 from annotation.vocabulary import Phase
 
@@ -234,8 +243,51 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         return Response(SubmittedTaskSerializer(task, context={"result": result}).data)
 
 
-class ThrottledTokenView(ObtainAuthToken):
-    """Token for a username and password, with attempts limited per client address."""
+class TokenView(knox_views.LoginView):
+    """A token for a username and password: it expires (API_TOKEN_TTL_HOURS after its last
+    use, API_TOKEN_MAX_DAYS at most), only its hash is stored, and it ends on sign-out or a
+    password change. Attempts are limited per client address and per account (django-axes).
+    """
 
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "login"
+
+    @extend_schema(
+        summary="Get an API token",
+        request=AuthTokenSerializer,
+        responses={
+            200: TokenSerializer,
+            400: OpenApiResponse(ErrorSerializer, "Wrong username or password."),
+            403: OpenApiResponse(ErrorSerializer, "The account must first change its password."),
+            429: OpenApiResponse(ErrorSerializer, "Too many attempts: locked out for a while."),
+        },
+    )
+    def post(self, request: Request, format=None) -> Response:
+        form = AuthTokenSerializer(data=request.data, context={"request": request})
+        if not form.is_valid():
+            if getattr(request, "axes_locked_out", False):
+                return Response({"detail": LOCKED_OUT}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+            return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
+        user = form.validated_data["user"]
+        if user.must_change_password:
+            return Response({"detail": MUST_CHANGE_PASSWORD}, status=status.HTTP_403_FORBIDDEN)
+        request.user = user
+        return super().post(request, format)
+
+
+@extend_schema_view(
+    post=extend_schema(summary="End the token of this request", request=None, responses={204: None})
+)
+class SignOutView(knox_views.LogoutView):
+    pass
+
+
+@extend_schema_view(
+    post=extend_schema(
+        summary="End every token of this account", request=None, responses={204: None}
+    )
+)
+class SignOutEverywhereView(knox_views.LogoutAllView):
+    pass

@@ -11,6 +11,8 @@ router = SimpleRouter()
 router.register("tasks", api.TaskViewSet, basename="task")
 
 urlpatterns = [
-    path("auth/token/", api.ThrottledTokenView.as_view(), name="token"),
+    path("auth/token/", api.TokenView.as_view(), name="token"),
+    path("auth/logout/", api.SignOutView.as_view(), name="logout"),
+    path("auth/logout-all/", api.SignOutEverywhereView.as_view(), name="logout-all"),
     *router.urls,
 ]

@@ -42,9 +42,29 @@ class User(AbstractUser):
     )
     # Guided tours already dismissed, e.g. ["p1", "p2"], so each shows only once.
     completed_tours = models.JSONField(default=list, blank=True)
+    # Set for accounts made with a generated password: until the owner picks their own, the
+    # site only offers the password-change page and the API gives them no token.
+    must_change_password = models.BooleanField(default=False)
 
     class Meta:
         db_table = "annotation_user"
+
+    def save(self, *args, **kwargs) -> None:
+        # set_password() leaves the new password in _password until the save; a changed
+        # password ends every API token, as Django's session hash ends other sessions.
+        password_changed = self._password is not None and self.pk is not None
+        super().save(*args, **kwargs)
+        if password_changed:
+            self.revoke_api_tokens()
+
+    def revoke_api_tokens(self) -> None:
+        self.auth_token_set.all().delete()
+
+    def chose_own_password(self) -> None:
+        """The owner has replaced a one-time password: the account opens fully."""
+        if self.must_change_password:
+            self.must_change_password = False
+            self.save(update_fields=["must_change_password"])
 
     @property
     def is_manager(self) -> bool:

@@ -354,6 +354,13 @@ class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
+class TokenSerializer(serializers.Serializer):
+    """What POST /api/v1/auth/token/ answers: send the token as "Authorization: Token <token>"."""
+
+    token = serializers.CharField()
+    expiry = serializers.DateTimeField(help_text="When the token stops working if unused.")
+
+
 class IsoDateField(serializers.DateField):
     """A date written exactly YYYY-MM-DD (the dataset's form), nothing looser."""
 

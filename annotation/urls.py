@@ -39,7 +39,6 @@ urlpatterns = [
     path("manage/qualification/", training.qualification, name="qualification"),
     path("manage/", manage.manager_panel, name="manager-panel"),
     path("manage/people/", manage.people, name="people"),
-    path("manage/people/passwords.csv", manage.download_new_passwords, name="new-passwords"),
     path("manage/people/<int:pk>/", manage.person, name="person"),
     path("manage/assign/", manage.assign, name="assign"),
     path("manage/tasks/", manage.tasks, name="tasks"),

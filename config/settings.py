@@ -49,11 +49,12 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "django_htmx",
     "template_partials",
     "django_celery_results",
+    "axes",
     "annotation",
     "review",
     "search_proxy",
@@ -68,9 +69,12 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "annotation.middleware.PasswordChangeRequired",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.MethodNotAllowedPage",
+    # Last, so that it sees (and answers) a sign-in that django-axes locked out.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -109,6 +113,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "annotation.User"
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out username and address before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "signed-in"
 LOGOUT_REDIRECT_URL = "login"
@@ -135,6 +144,38 @@ STORAGES = {
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
 
+# --- Shared cache -----------------------------------------------------------------------
+# Throttles, search results and fetched pages are counted and kept here, so every web process
+# and machine sees the same numbers. Default: a table in the database (made by a migration);
+# CACHE_URL=redis://host:6379/1 for Redis; CACHE_URL=locmem:// for one process only.
+CACHE_URL = env_str("CACHE_URL", "db://")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    _cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+elif CACHE_URL == "db://":
+    _cache = {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "django_cache"}
+elif CACHE_URL == "locmem://":
+    _cache = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+else:
+    raise ImproperlyConfigured(
+        f"CACHE_URL must be db://, locmem:// or a redis:// address, not {CACHE_URL!r}"
+    )
+CACHES = {"default": _cache}
+
+# --- Sign-in protection (django-axes) ---------------------------------------------------
+# After LOGIN_FAILURE_LIMIT wrong passwords for one username from one address, that pair is
+# locked out for LOGIN_LOCKOUT_MINUTES (managers can unlock it sooner in the admin, under
+# Axes > Access attempts). The site, the admin and the API token endpoint share the count.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_CALLABLE = "annotation.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "annotation.middleware.client_address"
+# Reverse proxies in front of the app that append to X-Forwarded-For. 0: the header is not
+# trusted at all (anyone can send it); the client is the connection's address.
+NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
+
 # --- HTTPS and browser protections (all on with PRODUCTION=1) -----------------------------
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", PRODUCTION)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -158,7 +199,8 @@ X_FRAME_OPTIONS = "DENY"
 # --- API --------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        # Expiring tokens, stored as hashes (django-rest-knox); "Authorization: Token <key>".
+        "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -167,6 +209,14 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Only the token endpoint is throttled: it is where passwords could be guessed.
     "DEFAULT_THROTTLE_RATES": {"login": env_str("LOGIN_THROTTLE_RATE", "10/minute")},
+    "NUM_PROXIES": NUM_PROXIES,
+}
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(hours=env_int("API_TOKEN_TTL_HOURS", 10, minimum=1)),
+    "AUTH_HEADER_PREFIX": "Token",
+    # A script that keeps working keeps its token: each use pushes the expiry back, up to a cap.
+    "AUTO_REFRESH": True,
+    "AUTO_REFRESH_MAX_TTL": timedelta(days=env_int("API_TOKEN_MAX_DAYS", 30, minimum=1)),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "AVeriTeC annotation platform API",
@@ -266,7 +316,7 @@ GOOGLE_SEARCH_URL = env_str("GOOGLE_SEARCH_URL", "https://www.googleapis.com/cus
 BRAVE_SEARCH_URL = env_str("BRAVE_SEARCH_URL", "https://api.search.brave.com/res/v1/web/search")
 SEARCH_HTTP_TIMEOUT = env_float("SEARCH_HTTP_TIMEOUT", 10.0)  # seconds per API call
 # Results are cached per (backend, query, before date, country, page) in this cache
-# (Django's default: local memory, per process; point CACHES at Redis to share it).
+# (the shared cache above: the database by default, Redis with CACHE_URL).
 SEARCH_CACHE_ALIAS = env_str("SEARCH_CACHE_ALIAS", "default")
 SEARCH_CACHE_SECONDS = env_int("SEARCH_CACHE_SECONDS", 24 * 3600, minimum=0)
 SEARCH_RATE_LIMIT = env_int("SEARCH_RATE_LIMIT", 30, minimum=0)  # per user a minute; 0 = none

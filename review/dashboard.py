@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import accounts
-from annotation.views.manage import DOWNLOAD_PASSWORDS_KEY, SHOW_PASSWORDS_KEY, manager_required
+from annotation.views.manage import manager_required, show_one_time_passwords
 from review import charts
 from review.agreement import ReportFilter, agreement_report, evidence_agreement
 from review.forms import ReportFilterForm, StuckFixForm
@@ -270,7 +270,5 @@ def fix_stuck(request: HttpRequest) -> HttpResponse:
     except accounts.AccountError as exc:
         messages.error(request, str(exc))
         return redirect("review:dashboard")
-    # The people page shows the new password once, as after a bulk upload.
-    request.session[SHOW_PASSWORDS_KEY] = created
-    request.session[DOWNLOAD_PASSWORDS_KEY] = created
-    return redirect("annotation:people")
+    # The people page shows the new password in this response only, as after a bulk upload.
+    return show_one_time_passwords(request, created)

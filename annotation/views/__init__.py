@@ -1,7 +1,11 @@
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+
+from annotation.middleware import LOCKED_OUT, MUST_CHANGE_PASSWORD
 
 
 @login_required
@@ -22,3 +26,34 @@ def health(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
+
+
+class PasswordChange(auth_views.PasswordChangeView):
+    """Django's password change, which also ends a one-time password's restrictions."""
+
+    success_url = "/"
+    extra_context = {"must_change_password": MUST_CHANGE_PASSWORD}
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        self.request.user.chose_own_password()
+        return response
+
+
+class SignOut(auth_views.LogoutView):
+    """Django's sign-out, which also ends the account's API tokens: signing out means
+    nothing signed in as this person keeps working."""
+
+    def post(self, request, *args, **kwargs):
+        if request.user.is_authenticated:
+            request.user.revoke_api_tokens()
+        return super().post(request, *args, **kwargs)
+
+
+def locked_out(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+    """What a sign-in locked out by django-axes answers: the API gets JSON, people the
+    sign-in page with the reason (429 either way)."""
+    if request.path_info.startswith("/api/"):
+        return JsonResponse({"detail": LOCKED_OUT}, status=429)
+    context = {"form": AuthenticationForm(request), "locked_out": LOCKED_OUT}
+    return render(request, "registration/login.html", context, status=429)

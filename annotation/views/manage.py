@@ -1,7 +1,7 @@
 """Manager pages: queues, accounts, hand-outs, releases and the audit log."""
 
-import csv
 from functools import wraps
+from urllib.parse import quote
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -23,10 +24,6 @@ from annotation.forms.manage import (
 )
 from annotation.models import AgreementSampling, Article, AuditEntry, Claim, Task, User
 from search_proxy import archiving
-
-# New passwords are shown once (popped when the page shows them) and downloadable once.
-SHOW_PASSWORDS_KEY = "new_passwords_to_show"
-DOWNLOAD_PASSWORDS_KEY = "new_passwords_to_download"
 
 
 def manager_required(view):
@@ -71,30 +68,29 @@ def people(request: HttpRequest) -> HttpResponse:
         created = accounts.create_annotators(
             form.cleaned_data["names"], request.user, form.cleaned_data["phases"]
         )
-        request.session[SHOW_PASSWORDS_KEY] = created
-        request.session[DOWNLOAD_PASSWORDS_KEY] = created
-        return redirect("annotation:people")
-    new_passwords = request.session.pop(SHOW_PASSWORDS_KEY, None)
+        return show_one_time_passwords(request, created)
+    return _people_page(request, form)
+
+
+def _people_page(
+    request: HttpRequest, form: BulkAccountsForm, created: list[tuple[str, str]] | None = None
+) -> HttpResponse:
     users = User.objects.order_by("role", "username").prefetch_related("quotas")
-    return render(
-        request,
-        "annotation/people.html",
-        {"form": form, "users": users, "new_passwords": new_passwords},
-        status=422 if form.errors else 200,
-    )
+    context = {"form": form, "users": users, "new_passwords": created}
+    if created:
+        csv_text = accounts.one_time_passwords_csv(created)
+        context["new_passwords_csv"] = "data:text/csv;charset=utf-8," + quote(csv_text)
+    return render(request, "annotation/people.html", context, status=422 if form.errors else 200)
 
 
-@manager_required
-def download_new_passwords(request: HttpRequest) -> HttpResponse:
-    created = request.session.pop(DOWNLOAD_PASSWORDS_KEY, None)
-    if not created:
-        messages.info(request, "The passwords were already downloaded or the list has expired.")
-        return redirect("annotation:people")
-    response = HttpResponse(content_type="text/csv")
-    response["Content-Disposition"] = 'attachment; filename="new-accounts.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["username", "password"])
-    writer.writerows(created)
+def show_one_time_passwords(request: HttpRequest, created: list[tuple[str, str]]) -> HttpResponse:
+    """The people page with the new accounts' passwords, in this one response only.
+
+    The passwords are neither stored (not even in the session) nor sent again: the download
+    link carries the CSV inside the page, and no cache may keep the page.
+    """
+    response = _people_page(request, BulkAccountsForm(), created)
+    add_never_cache_headers(response)
     return response
 
 

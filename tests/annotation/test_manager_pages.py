@@ -1,4 +1,7 @@
+from urllib.parse import unquote
+
 import pytest
+from django.contrib.sessions.models import Session
 from django.urls import reverse
 
 from annotation import assignment
@@ -32,22 +35,27 @@ def test_the_overview_charts_and_tabulates_queues(client, manager):
     assert b'id="queues"' in fragment.content and b"<html" not in fragment.content
 
 
-def test_bulk_created_accounts_show_their_passwords_once_and_download_once(client, manager):
+def test_bulk_created_accounts_show_their_passwords_in_one_response_and_keep_them_nowhere(
+    client, manager
+):
     client.force_login(manager)
     response = client.post(
         reverse("annotation:people"), {"usernames": "username\nana\nbasil", "phases": ["1", "2"]}
     )
-    assert response.status_code == 302
-    page = client.get(reverse("annotation:people"))
-    shown = dict(page.context["new_passwords"])
+    assert response.status_code == 200
+    assert "no-store" in response["Cache-Control"]
+    shown = dict(response.context["new_passwords"])
     assert set(shown) == {"ana", "basil"}
     assert User.objects.get(username="ana").check_password(shown["ana"])
+    download = response.context["new_passwords_csv"]
+    assert download.startswith("data:text/csv")
+    assert f"basil,{shown['basil']}" in unquote(download)
+    # Nothing server-side keeps them: not the session, not a second look at the page.
+    stored = " ".join(str(session.get_decoded()) for session in Session.objects.all())
+    assert not any(password in stored for password in shown.values())
     assert client.get(reverse("annotation:people")).context["new_passwords"] is None
-    download = client.get(reverse("annotation:new-passwords"))
-    assert download["Content-Type"] == "text/csv"
-    assert f"basil,{shown['basil']}" in download.content.decode()
-    assert client.get(reverse("annotation:new-passwords")).status_code == 302
     assert User.objects.get(username="ana").qualified_phases == [1, 2]
+    assert User.objects.get(username="ana").must_change_password
     assert "created 2 annotator account(s)" in AuditEntry.objects.get().summary
 
 

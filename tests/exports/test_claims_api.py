@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from annotation.models import Claim
@@ -21,7 +21,7 @@ from tests.factories import (
 @pytest.fixture
 def api(researcher) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(researcher)[1]}")
     return client
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from exports.models import ExportJob
@@ -159,8 +159,8 @@ def test_an_unfinished_export_cannot_be_downloaded(client, researcher):
 @pytest.fixture
 def api(researcher) -> APIClient:
     client = APIClient()
-    token = Token.objects.create(user=researcher)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, token = AuthToken.objects.create(researcher)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client
 
 

@@ -1,7 +1,7 @@
 """/api/v1/agreement/ and /api/v1/progress/: the dashboard's figures, for managers only."""
 
 import pytest
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 AGREEMENT, PROGRESS = "/api/v1/agreement/", "/api/v1/progress/"
@@ -9,7 +9,7 @@ AGREEMENT, PROGRESS = "/api/v1/agreement/", "/api/v1/progress/"
 
 def test_a_manager_reads_the_same_figures_as_the_dashboard(manager, agreement_claims):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=manager).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(manager)[1]}")
 
     agreement = client.get(AGREEMENT)
     progress = client.get(PROGRESS)

@@ -147,10 +147,10 @@ def test_signing_in_is_required():
 
 
 def test_token_authentication_works(manager, index):
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=manager).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(manager)[1]}")
     assert client.get(SEARCH, {"q": "parks", "before": "2020-11-01"}).status_code == 200
 
 
