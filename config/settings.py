@@ -144,6 +144,9 @@ STORAGES = {
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
 
+# Largest request body apart from uploaded files (Django's default, 2.5 MB); more is a 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1024)
+
 # --- Shared cache -----------------------------------------------------------------------
 # Throttles, search results and fetched pages are counted and kept here, so every web process
 # and machine sees the same numbers. Default: a table in the database (made by a migration);
@@ -204,6 +207,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413, nesting past 32 levels a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -23,3 +23,5 @@ urlpatterns = [
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("healthz", annotation_views.health, name="health"),
 ]
+
+handler400 = "config.views.bad_request"
