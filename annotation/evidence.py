@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from annotation.models import Claim
-from annotation.submissions import EvidenceData, Problem
+from annotation.submissions import EvidenceData, Problem, too_long
 from annotation.vocabulary import NO_ANSWER_TEXT, AnswerType, Phase, SourceMedium, Verdict
 from search_proxy.flags import is_misinformation, source_problem
 from search_proxy.service import source_date_problem
@@ -102,6 +102,7 @@ def evidence_problems(
                     blocking=False,
                 )
             )
+        problems.extend(too_long(f"{where}.text", "question", question.text))
         if not question.answers:
             problems.append(Problem(f"{where}.answers", "Give at least one answer."))
         if len(question.answers) > MAX_ANSWERS_PER_QUESTION and phase == Phase.QUESTIONS:
@@ -123,6 +124,7 @@ def evidence_problems(
                 "questions before concluding nothing can be found, or report the claim.",
             )
         )
+    problems.extend(too_long("claim_correction", "claim_correction", data.claim_correction))
     if data.verdict not in Verdict.values:
         problems.append(Problem("verdict", "Choose a verdict."))
     elif phase == Phase.DISPUTE and data.verdict == Verdict.NOT_ENOUGH_EVIDENCE:
@@ -137,12 +139,18 @@ def evidence_problems(
 
 
 def _answer_problems(where: str, answer, claim: Claim) -> list[Problem]:
-    problems = []
+    problems = [
+        *too_long(f"{where}.text", "answer", answer.text),
+        *too_long(
+            f"{where}.boolean_explanation", "boolean_explanation", answer.boolean_explanation
+        ),
+        *too_long(f"{where}.source_url", "web_address", answer.source_url),
+    ]
     kind = answer.answer_type
     if kind not in AnswerType.values:
-        return [Problem(f"{where}.answer_type", "Choose the kind of answer.")]
+        return [*problems, Problem(f"{where}.answer_type", "Choose the kind of answer.")]
     if kind == AnswerType.UNANSWERABLE:
-        return []
+        return problems
     if kind == AnswerType.BOOLEAN:
         if answer.text not in ("Yes", "No"):
             problems.append(Problem(f"{where}.text", "Answer Yes or No."))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django_countries import countries
 
 from annotation.blindness import reveals_fact_check
-from annotation.submissions import NormalisedClaim, Problem
+from annotation.submissions import NormalisedClaim, Problem, too_long
 from annotation.vocabulary import ClaimType, Strategy, Verdict
 from search_proxy.webaddress import is_web_address
 
@@ -67,4 +67,17 @@ def _claim_problems(claim: NormalisedClaim, where: str, article_url: str) -> lis
     code = claim.location_iso_code
     if code and code not in COUNTRY_CODES:
         refuse("location_iso_code", f"{code!r} is not a country code; pick one from the list.")
+    for field, limit in LIMITED_FIELDS:
+        problems.extend(too_long(f"{where}.{field}", limit, getattr(claim, field)))
     return problems
+
+
+# Claim fields and their entries in TEXT_LIMITS.
+LIMITED_FIELDS = [
+    ("text", "claim"),
+    ("speaker", "speaker"),
+    ("reporting_source", "reporting_source"),
+    ("original_claim_url", "web_address"),
+    ("media_url", "web_address"),
+    ("image_transcription", "image_transcription"),
+]

@@ -21,6 +21,32 @@ class Problem:
     blocking: bool = True
 
 
+# The one table of text lengths (characters) for every surface: the rules modules refuse
+# longer text at the field's path, and the screens put the same number in `maxlength`.
+# Generous for real annotations (AVeriTeC's longest claims and answers are far shorter);
+# they stop runaway or hostile input from filling the database and every export.
+TEXT_LIMITS = {
+    "claim": 1_000,
+    "speaker": 300,
+    "reporting_source": 300,
+    "image_transcription": 5_000,
+    "web_address": 2_048,
+    "question": 1_000,
+    "answer": 5_000,
+    "boolean_explanation": 2_000,
+    "claim_correction": 1_000,
+    "justification": 5_000,
+}
+
+
+def too_long(path: str, limit_name: str, text: str | None) -> list[Problem]:
+    """A problem at `path` when `text` is longer than TEXT_LIMITS[limit_name]."""
+    limit = TEXT_LIMITS[limit_name]
+    if text is None or len(text) <= limit:
+        return []
+    return [Problem(path, f"Keep this under {limit:,} characters (it has {len(text):,}).")]
+
+
 @dataclass
 class NormalisedClaim:
     text: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from annotation.submissions import FlagData, Problem, QualityVerdict
+from annotation.submissions import FlagData, Problem, QualityVerdict, too_long
 from annotation.vocabulary import CLAIM_TOO_VAGUE, AnswerType, Phase, Verdict
 from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag
 
@@ -91,6 +91,7 @@ def check_problems(data: QualityVerdict, phase: int, shown: Shown | None = None)
             problems.append(
                 Problem("justification", "Explain how the answers lead to your verdict.")
             )
+    problems.extend(too_long("justification", "justification", data.justification))
     seen: set[tuple] = set()
     for index, flag in enumerate(data.flags):
         problem = _flag_problem(flag, shown)

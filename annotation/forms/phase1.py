@@ -9,8 +9,12 @@ from django_countries import countries
 from annotation.dates import DateNotUnderstood, earliest_date
 from annotation.guidelines import CLAIM_TYPE_HELP, P1_FIELD_HELP, STRATEGY_HELP
 from annotation.models import Article
-from annotation.normalisation import MAX_CLAIMS_PER_ARTICLE, normalisation_problems
-from annotation.submissions import NormalisedClaim
+from annotation.normalisation import (
+    LIMITED_FIELDS,
+    MAX_CLAIMS_PER_ARTICLE,
+    normalisation_problems,
+)
+from annotation.submissions import TEXT_LIMITS, NormalisedClaim
 from annotation.vocabulary import ClaimType, Strategy, Verdict
 
 CLAIM_PREFIX = "claims"
@@ -83,6 +87,9 @@ class ClaimForm(forms.Form):
         super().__init__(*args, **kwargs)
         for name, field in self.fields.items():
             field.help_text = P1_FIELD_HELP.get(name, "")
+        # The screen shows the rules' limits; normalisation_problems enforces them.
+        for name, limit in LIMITED_FIELDS:
+            self.fields[name].widget.attrs["maxlength"] = TEXT_LIMITS[limit]
 
     def clean_location_iso_code(self) -> str | None:
         return self.cleaned_data["location_iso_code"].strip().upper() or None

@@ -1,6 +1,7 @@
 """The Phase 2 / Phase 4 question-answer editor through the test client."""
 
 import datetime
+import re
 
 import pytest
 from django.urls import reverse
@@ -8,6 +9,7 @@ from django.urls import reverse
 from annotation import assignment
 from annotation.evidence import evidence_problems
 from annotation.models import Claim, Task
+from annotation.submissions import TEXT_LIMITS
 from annotation.vocabulary import NO_ANSWER_TEXT, Phase
 from search_proxy import service
 from search_proxy.backends import SearchResult
@@ -434,3 +436,16 @@ def test_a_reopened_dispute_names_the_rounds_gives_the_reason_and_marks_flagged_
     assert "First round" not in dispute
     cards = body.split("data-question>")
     assert "flagged by the checker" in cards[2] and "flagged by the checker" not in cards[1]
+
+
+def test_the_evidence_screen_limits_each_text_as_the_rules_do(db, client):
+    crew = AnnotatorFactory.create_batch(2)
+    steps.new_article()
+    steps.normalise(crew[0])
+    task = steps.take(crew[1], Phase.QUESTIONS)
+    client.force_login(crew[1])
+
+    body = client.get(reverse("annotation:task", args=[task.pk])).content.decode()
+
+    for name, limit in [("q-0-text", "question"), ("q-0-a-0-text", "answer")]:
+        assert re.search(rf'name="{name}"[^>]*maxlength="{TEXT_LIMITS[limit]}"', body), name

@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 
 from annotation import assignment
 from annotation.models import Article, Claim
+from annotation.submissions import TEXT_LIMITS
 from annotation.vocabulary import ClaimType, Phase, Strategy, Verdict
 from tests import steps
 
@@ -43,6 +44,9 @@ BAD_CLAIMS = {
     "no claim type": ({"claim_types": []}, "claim_types"),
     "no strategy": ({"fact_checking_strategies": []}, "fact_checking_strategies"),
     "no claim date": ({"claim_date": ""}, "claim_date"),
+    "a 96,000-character claim": ({"text": "The council spent money. " * 3840}, "text"),
+    "a very long speaker": ({"speaker": "A" * 301}, "speaker"),
+    "a very long transcription": ({"image_transcription": "words " * 1000}, "image_transcription"),
 }
 
 
@@ -115,3 +119,12 @@ def test_both_accept_a_good_claim(client, annotator, p1_task):
     response = api.post(f"/api/v1/tasks/{p1_task.pk}/submit/", _api_payload([GOOD]), format="json")
     assert response.status_code == 200, response.content
     assert Claim.objects.get().location_iso_code == "GB"
+
+
+def test_the_p1_screen_shows_the_rules_length_limits(client, annotator, p1_task):
+    client.force_login(annotator)
+    page = client.get(reverse("annotation:task", args=[p1_task.pk]), follow=True)
+    form = page.context["formset"].empty_form
+
+    assert form.fields["text"].widget.attrs["maxlength"] == TEXT_LIMITS["claim"]
+    assert f'maxlength="{TEXT_LIMITS["claim"]}"' in page.content.decode()

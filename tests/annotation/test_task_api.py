@@ -310,6 +310,17 @@ def test_a_draft_must_be_an_object_with_a_version(api, claim_in_p2):
             {**evidence_payload(), "questions": [{"text": "Why?", "answers": []}]},
             ["questions", 0, "answers"],
         ),
+        (evidence_payload(text="a" * 5_001), ["questions", 0, "answers", 0, "text"]),
+        (
+            {
+                **evidence_payload(),
+                "questions": [
+                    {**evidence_payload()["questions"][0], "text": "Why was that? " * 100}
+                ],
+            },
+            ["questions", 0, "text"],
+        ),
+        ({**evidence_payload(), "claim_correction": "b" * 1_001}, ["claim_correction"]),
     ],
 )
 def test_invalid_evidence_is_refused_naming_the_field(api, claim_in_p2, payload, path):

@@ -1,9 +1,12 @@
 """The blind quality-check screens (P3, P5) and the managers' claim history."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from annotation.models import Claim, Task
+from annotation.submissions import TEXT_LIMITS
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
 from review.models import ProblemFlag
 from tests import steps
@@ -211,3 +214,10 @@ def test_an_unanswerable_answer_offers_no_source_flags(checker, p3_task):
     assert "source may be biased" not in unanswerable
     assert "the source does not support it" not in unanswerable
     assert "answer not understandable" in unanswerable
+
+
+def test_the_check_screen_limits_the_justification_as_the_rules_do(checker, p3_task):
+    body = checker.get(reverse("annotation:task", args=[p3_task.pk])).content.decode()
+
+    limit = TEXT_LIMITS["justification"]
+    assert re.search(rf'<textarea name="justification"[^>]*maxlength="{limit}"', body)
