@@ -57,12 +57,13 @@ def flag_fits(flag: FlagData) -> bool:
     return flag.code in ProblemFlag.Code.values and flag_target(flag.code) == _named(flag)
 
 
-def shown_positions(evidence) -> dict[int, set[int]]:
-    """The question and answer positions of the evidence round a checker was shown."""
+def shown_positions(evidence) -> dict[int, dict[int, str]]:
+    """The question and answer positions of the evidence round a checker was shown, with
+    each answer's type (some flags do not fit some types)."""
     if evidence is None:
         return {}
     return {
-        q.position: {a.position for a in q.answers.all()}
+        q.position: {a.position: a.answer_type for a in q.answers.all()}
         for q in evidence.questions.prefetch_related("answers")
     }
 
@@ -131,6 +132,14 @@ def _flag_problem(flag: FlagData, shown: Shown | None) -> tuple[str, str] | None
     if shown is not None and question is not None:
         if question not in shown:
             return ("question_position", f"There is no question {question}.")
-        if answer is not None and answer not in shown[question]:
+        answers = shown[question]
+        if answer is not None and answer not in answers:
             return ("answer_position", f"There is no answer {answer} to question {question}.")
+        if (
+            answer is not None
+            and isinstance(answers, Mapping)
+            and code in answer_flag_codes(AnswerType.EXTRACTIVE)
+            and code not in answer_flag_codes(answers[answer])
+        ):
+            return ("code", f"{code!r} judges an answer by its source; this answer has none.")
     return None
