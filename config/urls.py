@@ -19,7 +19,7 @@ urlpatterns = [
     path("exports/", include("exports.urls")),
     path("review/", include("review.urls")),
     path("admin/", admin.site.urls),
-    path("api/v1/search/", include("search_proxy.urls")),
+    path("api/v1/search/", include("annotation.search_urls")),
     path("api/v1/", include("annotation.api_urls")),
     path("api/v1/", include("exports.api_urls")),
     path("api/v1/", include("review.api_urls")),

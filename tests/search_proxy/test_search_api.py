@@ -274,7 +274,8 @@ def test_the_results_partial_shows_the_marks(claim, monkeypatch):
 
     monkeypatch.setattr(service, "get_backend", lambda name=None: Fixed())
     MisinformationDomain.objects.create(domain="satire.example.net")
-    html = render_to_string("search_proxy/results.html", {"page": service.search("x", claim=claim)})
+    page = service.search("x", scope=claim.search_scope())
+    html = render_to_string("search_proxy/results.html", {"page": page})
     assert "date unknown" in html
     assert "misinformation / satire source" in html
     assert "fact-checker: not allowed as evidence" in html
