@@ -41,6 +41,7 @@ from annotation.views.editing import (
 )
 from annotation.views.phase1 import article_links
 from annotation.vocabulary import AnswerType, Phase, SourceMedium, Verdict
+from search_proxy import fetch
 from search_proxy import service as search_service
 
 TEMPLATE = "annotation/evidence.html"
@@ -288,14 +289,15 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def open_result(request: HttpRequest, pk: int) -> HttpResponse:
-    """A result's readable text, sentence by sentence, to select answers from."""
-    from search_proxy import fetch, service
-
+    """A result's readable text, sentence by sentence, to select answers from; when the page
+    cannot be read, the reason and the local index's text of it."""
     task = _editor_task(request, pk)
     url = request.POST.get("url", "")
     context = {"task": task, "url": url}
     try:
-        context["opened"] = service.open_page(url, user=request.user, task=task)
-    except (fetch.FetchRefused, fetch.PageUnavailable, service.SearchError) as exc:
+        context["opened"] = search_service.open_page(url, user=request.user, task=task)
+    except (fetch.FetchRefused, fetch.PageUnavailable) as exc:
+        context["unreadable"] = fetch.unreadable(url, exc)
+    except search_service.SearchError as exc:
         context["error"] = str(exc)
     return render(request, "annotation/evidence.html#opened-page", context)
