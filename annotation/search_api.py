@@ -107,7 +107,10 @@ def search(request: Request) -> Response:
             description="The address or page is refused (private address, too large...)."
         ),
         429: OpenApiResponse(description="Too many pages opened; see Retry-After."),
-        502: OpenApiResponse(description="The page could not be fetched."),
+        502: OpenApiResponse(
+            description='The page could not be fetched; "indexed" holds the local search '
+            "index's title and sentences of it, or null."
+        ),
     },
 )
 @api_view(["POST"])
@@ -135,5 +138,10 @@ def open_page(request: Request) -> Response:
     except fetch.FetchRefused as exc:
         return _error(exc, status.HTTP_422_UNPROCESSABLE_ENTITY)
     except fetch.PageUnavailable as exc:
-        return _error(exc, status.HTTP_502_BAD_GATEWAY)
+        # As the viewer does: the local index's text of the page, when it has one.
+        indexed = fetch.indexed_copy(data["url"])
+        body = {"detail": str(exc), "indexed": None}
+        if indexed is not None:
+            body["indexed"] = {"title": indexed.title, "sentences": list(indexed.sentences)}
+        return Response(body, status=status.HTTP_502_BAD_GATEWAY)
     return Response(OpenedPageSerializer(opened).data)

@@ -223,15 +223,7 @@ def restrict_and_flag(
         if placement(r.published, r.date_source, before) is Placement.UNKNOWN
     ]
     # A page opened in the viewer before has an estimated date: it settles unknown ones.
-    estimates = (
-        dict(
-            FetchedPage.objects.filter(
-                normalized_url__in=undated, published__isnull=False
-            ).values_list("normalized_url", "published")
-        )
-        if undated
-        else {}
-    )
+    estimates = FetchedPage.objects.newest_dates(undated) if undated else {}
     marks = flags.flags_for([r.url for r in raw])
     shown: list[FlaggedResult] = []
     hidden = dropped = 0
@@ -395,7 +387,10 @@ def source_date_problem(url: str, claim_date: date) -> str | None:
         (page.published, page.date_source)
         for page in (
             Document.objects.filter(normalized_url=key).only("published", "date_source").first(),
-            FetchedPage.objects.filter(normalized_url=key).only("published", "date_source").first(),
+            FetchedPage.objects.of_url(key)
+            .exclude(published=None)
+            .only("published", "date_source")
+            .first(),
         )
         if page is not None and page.published is not None
     ]

@@ -285,12 +285,15 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def open_result(request: HttpRequest, pk: int) -> HttpResponse:
-    """A result's readable text, sentence by sentence, to select answers from."""
+    """A result's readable text, sentence by sentence, to select answers from; when the page
+    cannot be read, the reason and the local index's text of it."""
     task = _editor_task(request, pk)
     url = request.POST.get("url", "")
     context = {"task": task, "url": url}
     try:
         context["opened"] = service.open_page(url, user=request.user, scope=task.search_scope())
-    except (fetch.FetchRefused, fetch.PageUnavailable, service.SearchError) as exc:
+    except (fetch.FetchRefused, fetch.PageUnavailable) as exc:
+        context["unreadable"] = fetch.unreadable(url, exc)
+    except service.SearchError as exc:
         context["error"] = str(exc)
     return render(request, "annotation/evidence.html#opened-page", context)
