@@ -39,6 +39,8 @@ def browser():
 
 
 # Every page reports what the Content-Security-Policy refused; the console also says so.
+# (Playwright runs a wait_for_function expression with eval, which the policy refuses: give
+# it an arrow function instead, "() => ...".)
 REPORT_CSP_VIOLATIONS = """
 document.addEventListener("securitypolicyviolation", (event) => {
     window.reportCspViolation(
