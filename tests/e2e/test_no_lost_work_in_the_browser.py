@@ -149,7 +149,7 @@ def test_typing_in_a_closed_page_is_back_on_the_next_open(new_page, p3_task):
     again.wait_for_load_state()
     again.locator("#justification").wait_for()
     again.wait_for_function(
-        "document.querySelector('#justification').value === 'typed just before the crash'"
+        "() => document.querySelector('#justification').value === 'typed just before the crash'"
     )
     p3_task.refresh_from_db()
     assert p3_task.draft["justification"] == "typed just before the crash"
@@ -168,7 +168,7 @@ def test_closing_a_page_mid_typing_keeps_the_text(new_page, p3_task):
     if again.locator("#local-draft").is_visible():
         again.get_by_role("button", name="Put it back").click()
     again.wait_for_function(
-        "document.querySelector('#justification').value === 'closed without waiting'"
+        "() => document.querySelector('#justification').value === 'closed without waiting'"
     )
 
 
