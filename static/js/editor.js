@@ -17,7 +17,7 @@
   // when: 400 ms after focus leaves a field and every 5 s, whenever a save is due. The
   // decision lives here because htmx trigger filters need eval, which the CSP refuses.
   function requestSave() {
-    if (form && window.editorDirty()) form.dispatchEvent(new CustomEvent("autosave"));
+    if (form && !leaving && window.editorDirty()) form.dispatchEvent(new CustomEvent("autosave"));
   }
 
   // Autosave state for leaving the page: a save in flight or one that failed means the
@@ -67,7 +67,11 @@
     form.addEventListener("input", () => { dirty = true; keepLocally(); });
     form.addEventListener("change", () => { dirty = true; keepLocally(); });
     form.addEventListener("htmx:beforeRequest", (event) => {
-      if (event.detail.elt === form) dirty = false;
+      if (event.detail.elt !== form) return;
+      // An autosave queued behind the one in flight must not go out after a submit has
+      // started: it would bump the version under the submit, which then looks stale.
+      if (leaving) { event.preventDefault(); return; }
+      dirty = false;
     });
     form.addEventListener("htmx:afterRequest", (event) => {
       if (event.detail.elt !== form) return;
