@@ -221,3 +221,14 @@ def test_the_check_screen_limits_the_justification_as_the_rules_do(checker, p3_t
 
     limit = TEXT_LIMITS["justification"]
     assert re.search(rf'<textarea name="justification"[^>]*maxlength="{limit}"', body)
+
+
+def test_a_refused_check_lists_what_to_fix_with_links_to_the_fields(checker, p3_task):
+    response = submit(checker, p3_task)
+    assert response.status_code == 422
+    page = response.content.decode()
+    summary = page[page.index('id="error-summary"') :]
+    summary = summary[: summary.index("</div>")]
+    assert "2 things to fix before submitting" in summary
+    assert 'href="#verdict">Verdict: Choose a verdict' in summary
+    assert 'href="#justification">Justification: Explain' in summary
