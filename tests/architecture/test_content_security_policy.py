@@ -55,8 +55,7 @@ def test_the_template_check_finds_each_kind_of_breach(markup, what):
 
 @pytest.mark.django_db
 def test_every_page_carries_the_policy(client):
-    AnnotatorFactory(username="alice")
-    client.login(username="alice", password="correct horse battery")
+    client.force_login(AnnotatorFactory(username="alice"))
     policy = client.get(reverse("annotation:control-panel"))["Content-Security-Policy"]
     directives = dict(
         (part.split()[0], part.split()[1:]) for part in policy.split(";") if part.strip()
@@ -72,8 +71,7 @@ def test_every_page_carries_the_policy(client):
 
 @pytest.mark.django_db
 def test_the_api_docs_page_loads_swagger_ui_from_our_own_static_files(client):
-    AnnotatorFactory(username="alice")
-    client.login(username="alice", password="correct horse battery")
+    client.force_login(AnnotatorFactory(username="alice"))
     page = client.get(reverse("api-docs")).content.decode()
     sources = re.findall(r'(?:src|href)="([^"]+)"', page)
     assert any("swagger-ui-bundle.js" in s for s in sources)
