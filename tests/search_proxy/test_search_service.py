@@ -169,7 +169,8 @@ def test_the_local_index_is_cached_like_the_others(claim, django_assert_max_num_
         date_source=DateSource.GIVEN,
     )
     service.search("parks", scope=claim.search_scope())
-    with django_assert_max_num_queries(2):  # the two domain lists, no full-text query
+    # The two domain lists and the cache read (the shared cache is a table), no full-text query.
+    with django_assert_max_num_queries(3):
         again = service.search("parks", scope=claim.search_scope())
     assert again.from_cache and len(again.results) == 1
 
