@@ -273,6 +273,15 @@ SEARCH_RATE_LIMIT = env_int("SEARCH_RATE_LIMIT", 30, minimum=0)  # per user a mi
 # Local index on PostgreSQL: the most candidates one query ranks (0 = all); see
 # search_proxy/backends/local.py and docs/benchmarks.md.
 SEARCH_LOCAL_MAX_RANKED = env_int("SEARCH_LOCAL_MAX_RANKED", 5_000, minimum=0)
+# How the local backend ranks: `bm25` ranks every matching document with the saved BM25
+# index in SEARCH_INDEX_DIR (written by index_documents; the database ranks while none
+# covers the documents), `database` ranks in the database as capped above.
+LOCAL_SEARCH_RANKING = env_str("LOCAL_SEARCH_RANKING", "bm25")
+if LOCAL_SEARCH_RANKING not in ("bm25", "database"):
+    raise ImproperlyConfigured(
+        f"LOCAL_SEARCH_RANKING must be bm25 or database, not {LOCAL_SEARCH_RANKING!r}"
+    )
+SEARCH_INDEX_DIR = Path(env_str("SEARCH_INDEX_DIR", str(VAR_DIR / "search-index")))
 # The page viewer (search_proxy/fetch.py).
 PAGE_FETCH_MAX_BYTES = env_int("PAGE_FETCH_MAX_BYTES", 3 * 1024 * 1024, minimum=1024)
 PAGE_FETCH_TIMEOUT = env_float("PAGE_FETCH_TIMEOUT", 15.0)  # seconds for the whole fetch
