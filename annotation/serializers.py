@@ -18,7 +18,15 @@ from rest_framework import serializers
 
 from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim
 from annotation.evidence import blocking, evidence_problems
-from annotation.models import Answer, Article, Claim, EvidenceRound, Question, Task
+from annotation.models import (
+    Answer,
+    Article,
+    Claim,
+    EvidenceRound,
+    Question,
+    Task,
+    unstorable_text,
+)
 from annotation.normalisation import normalisation_problems
 from annotation.submissions import (
     AnswerData,
@@ -334,6 +342,11 @@ class DraftSerializer(serializers.Serializer):
     version = serializers.IntegerField(
         min_value=0, help_text="The draft_version this draft was based on."
     )
+
+    def validate_draft(self, draft: dict) -> dict:
+        if problem := unstorable_text(draft):
+            raise serializers.ValidationError(f"Cannot be saved: {problem}.")
+        return draft
 
 
 class SavedDraftSerializer(serializers.Serializer):

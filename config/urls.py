@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from annotation import views as annotation_views
+from config.api import no_such_endpoint
 
 urlpatterns = [
     path("", annotation_views.home, name="home"),
@@ -25,5 +26,6 @@ urlpatterns = [
     path("api/v1/", include("review.api_urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    re_path(r"^api/(?P<rest>[\s\S]*)$", no_such_endpoint),
     path("healthz", annotation_views.health, name="health"),
 ]
