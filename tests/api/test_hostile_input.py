@@ -15,6 +15,8 @@ import itertools
 import json
 
 import pytest
+from django.urls import reverse
+from django.utils.html import escape
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
@@ -225,3 +227,26 @@ def test_any_draft_is_saved_whole_or_refused_with_a_clear_400(task_in_progress):
             assert (task.draft_version, task.draft) == (version, saved)
 
     save()
+
+
+# --- Markup in claims is shown, never run ------------------------------------------------
+
+
+@pytest.mark.parametrize("markup", ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>'])
+def test_markup_in_a_claim_and_its_draft_is_shown_as_text_on_the_task_page(
+    task_in_progress, client, markup
+):
+    api, task = task_in_progress
+    Claim.objects.filter(pk=task.claim_id).update(text=f"Claim {markup}", speaker=markup)
+    response = api.put(
+        f"/api/v1/tasks/{task.pk}/draft/",
+        {"draft": {"verdict": markup, "questions": [{"text": markup}]}, "version": 0},
+        format="json",
+    )
+    assert response.status_code == 200
+    client.force_login(task.annotator)
+    response = client.get(reverse("annotation:task", args=[task.pk]), follow=True)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert markup not in page
+    assert escape(markup) in page
