@@ -338,7 +338,10 @@ class TaskFilterSerializer(serializers.Serializer):
 
 
 class DraftSerializer(serializers.Serializer):
-    draft = serializers.DictField(help_text="The unsent work, in whatever shape the page keeps.")
+    draft = serializers.DictField(
+        help_text="The unsent work, in whatever shape the page keeps; no NUL characters or "
+        "unpaired surrogates anywhere (400)."
+    )
     version = serializers.IntegerField(
         min_value=0, help_text="The draft_version this draft was based on."
     )

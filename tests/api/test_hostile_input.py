@@ -17,7 +17,7 @@ import json
 import pytest
 from django.urls import reverse
 from django.utils.html import escape
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
@@ -211,6 +211,8 @@ def test_any_draft_is_saved_whole_or_refused_with_a_clear_400(task_in_progress):
 
     @BOUNDED
     @given(draft=st.dictionaries(NASTY_TEXT, JSON_VALUES, max_size=4))
+    @example(draft={"text": "\x00"})  # were 500s from PostgreSQL's JSON
+    @example(draft={"\ud800": "key"})
     def save(draft):
         task.refresh_from_db()
         version, saved = task.draft_version, task.draft
