@@ -33,6 +33,8 @@ VERDICTS = ["Supported", "Refuted"]
 TASK_URL = re.compile(r"/annotate/tasks/(\d+)/$")
 DRAFT_VERSION = re.compile(r'name="draft_version"[^>]*value="(\d+)"')
 TIMEOUT = 30  # seconds per request; a slower answer counts as an error
+# People arrive over a few minutes, not in one second: at most this many sign in at once.
+SIGNING_IN = threading.Semaphore(4)
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Record:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: Counter = field(default_factory=Counter)
     submitted: list[tuple[int, int, str]] = field(default_factory=list)  # task, phase, user
+    signed_in: int = 0  # accounts done trying to sign in
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def timed(self, name: str, method, url: str, ok=(200,), **options):
@@ -92,28 +95,52 @@ def payload(phase: int, rng: random.Random, user: str) -> dict:
     return {"verdict": rng.choice(VERDICTS), "justification": "The answers settle it."}
 
 
-def annotator(stack: Stack, name: str, record: Record, deadline: list[float], ready) -> None:
+def sign_in(web: requests.Session, base: str, name: str, record: Record) -> bool:
+    """A bounded number of attempts; signing in checks a deliberately slow password hash."""
+    for _ in range(3):
+        with SIGNING_IN:
+            if record.timed("GET /login/", web.get, base + "/login/") is None:
+                continue
+            response = record.timed(
+                "POST /login/",
+                web.post,
+                base + "/login/",
+                data={"username": name, "password": PASSWORD},
+                headers={"X-CSRFToken": web.cookies.get("csrftoken", "")},
+                allow_redirects=False,
+                ok=(302,),
+            )
+        if response is not None and "/login/" not in response.headers.get("Location", ""):
+            return True
+    return False
+
+
+def annotator(
+    stack: Stack, name: str, record: Record, deadline: list[float], ready, think: float
+) -> None:
     rng = random.Random(name)
     web = requests.Session()
     base = stack.base_url
-    web.get(base + "/login/", timeout=TIMEOUT)
-    record.timed(
-        "POST /login/",
-        web.post,
-        base + "/login/",
-        data={"username": name, "password": PASSWORD},
-        headers={"X-CSRFToken": web.cookies.get("csrftoken", "")},
-        allow_redirects=False,
-        ok=(302,),
-    )
+    signed_in = sign_in(web, base, name, record)
+    with record.lock:
+        record.signed_in += 1
     ready.wait()
+    if not signed_in:
+        return
     phase = rng.randint(1, 5)
     while time.monotonic() < deadline[0]:
         phase = phase % 5 + 1
-        one_task(web, base, phase, record, rng, name)
+        one_task(web, base, phase, record, rng, name, think)
 
 
-def one_task(web, base: str, phase: int, record: Record, rng: random.Random, name: str) -> None:
+def one_task(
+    web, base: str, phase: int, record: Record, rng: random.Random, name: str, think: float
+) -> None:
+    def pause() -> None:
+        # Reading and typing between requests; 0 makes the run a closed-loop stress test.
+        if think:
+            time.sleep(rng.uniform(0.5 * think, 1.5 * think))
+
     csrf = {"X-CSRFToken": web.cookies.get("csrftoken", "")}
     record.timed("GET /annotate/ (control panel)", web.get, base + "/annotate/")
     started = record.timed(
@@ -126,7 +153,9 @@ def one_task(web, base: str, phase: int, record: Record, rng: random.Random, nam
     )
     match = started is not None and TASK_URL.search(started.headers.get("Location", ""))
     if not match:
+        pause()
         return  # nothing to do in this phase: the caller tries the next one
+    pause()
     task = int(match.group(1))
     page = record.timed(f"GET task page P{phase}", web.get, f"{base}/annotate/tasks/{task}/")
     if page is None:
@@ -135,6 +164,7 @@ def one_task(web, base: str, phase: int, record: Record, rng: random.Random, nam
     version = int(found.group(1)) if found else 0
     body = payload(phase, rng, name)
     for _ in range(2):  # the editor's autosaves while typing
+        pause()
         saved = record.timed(
             "PUT autosave draft",
             web.put,
@@ -144,6 +174,7 @@ def one_task(web, base: str, phase: int, record: Record, rng: random.Random, nam
         )
         if saved is not None:
             version = saved.json()["draft_version"]
+    pause()
     done = record.timed(
         f"POST submit P{phase}",
         web.post,
@@ -156,7 +187,7 @@ def one_task(web, base: str, phase: int, record: Record, rng: random.Random, nam
             record.submitted.append((task, phase, name))
 
 
-def run(stack: Stack, duration: float) -> Record:
+def run(stack: Stack, duration: float, think: float) -> Record:
     record = Record()
     ready = threading.Event()
     # Signing in runs before the timed loop (hashing a password is slow on purpose); the
@@ -165,15 +196,15 @@ def run(stack: Stack, duration: float) -> Record:
     threads = []
     for name in stack.usernames:
         thread = threading.Thread(
-            target=lambda n=name: annotator(stack, n, record, deadline_box, ready),
+            target=lambda n=name: annotator(stack, n, record, deadline_box, ready, think),
             daemon=True,
         )
         threads.append(thread)
     for thread in threads:
         thread.start()
     with tqdm(total=len(threads), desc="signing in", unit="user") as bar:
-        while len(record.latencies["POST /login/"]) + sum(record.errors.values()) < len(threads):
-            bar.n = len(record.latencies["POST /login/"])
+        while record.signed_in < len(threads):
+            bar.n = record.signed_in
             bar.refresh()
             time.sleep(0.5)
     deadline_box[0] = time.monotonic() + duration
@@ -288,7 +319,8 @@ def check_database(record: Record, stack: Stack, settle: float = 60) -> list[str
     print(
         f"\nstored: {Claim.objects.count()} claims; tasks by status: "
         f"{dict(Counter(Task.objects.values_list('status', flat=True)))}; "
-        f"sources archived: {Source.objects.filter(archive_status='archived').count()}"
+        f"cited sources archived: {cited.filter(archive_status='archived').count()}"
+        f"/{cited.count()}"
     )
     return problems
 
@@ -297,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60, help="seconds of annotating")
+    parser.add_argument(
+        "--think", type=float, default=1.0, help="seconds between an annotator's requests (±50%%)"
+    )
     parser.add_argument("--sqlite", action="store_true", help="SQLite + filesystem broker")
     parser.add_argument(
         "--database-url", default="postgres://postgres@127.0.0.1:5432/averitec_load_bench"
@@ -317,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     stack.prepare()
     try:
         stack.start()
-        record = run(stack, args.duration)
+        record = run(stack, args.duration, args.think)
         report(record, args.duration)
         problems = check_database(record, stack)
     finally:
