@@ -154,11 +154,14 @@ class Stack:
             stdout=(logs / "worker.log").open("w"),
             stderr=subprocess.STDOUT,
         )
+        # Keep-alive longer than an annotator's pause between requests: with gunicorn's 2 s a
+        # reused connection can close just as a request is sent (a proxy in front sets its own).
         self.processes["web"] = subprocess.Popen(
             [
                 *(BIN / "gunicorn", "--bind", f"127.0.0.1:{self.port}"),
                 *("--workers", str(self.web_workers), "--threads", str(self.web_threads)),
-                *("--timeout", "60", "--graceful-timeout", "5", "config.wsgi"),
+                *("--timeout", "60", "--graceful-timeout", "5", "--keep-alive", "10"),
+                "config.wsgi",
             ],
             cwd=PROJECT_ROOT,
             env=env,
