@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import requests
 from tqdm import tqdm
 
-from tests.load.stack import PASSWORD, SOURCE_URLS, Stack
+from tests.load.stack import PASSWORD, Stack
 
 VERDICTS = ["Supported", "Refuted"]
 TASK_URL = re.compile(r"/annotate/tasks/(\d+)/$")
@@ -43,6 +43,7 @@ class Record:
     errors: Counter = field(default_factory=Counter)
     submitted: list[tuple[int, int, str]] = field(default_factory=list)  # task, phase, user
     signed_in: int = 0  # accounts done trying to sign in
+    drafts: dict[int, int] = field(default_factory=dict)  # task -> last acknowledged version
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def timed(self, name: str, method, url: str, ok=(200,), **options):
@@ -63,7 +64,7 @@ class Record:
         return response
 
 
-def payload(phase: int, rng: random.Random, user: str) -> dict:
+def payload(phase: int, rng: random.Random, user: str, urls: list[str]) -> dict:
     if phase == 1:
         return {
             "claims": [
@@ -82,7 +83,7 @@ def payload(phase: int, rng: random.Random, user: str) -> dict:
         answer = {
             "text": "The 2019 budget lists 2.1 million for parks.",
             "answer_type": "Extractive",
-            "source_url": rng.choice(SOURCE_URLS),
+            "source_url": rng.choice(urls),
             "source_medium": "Web text",
         }
         return {
@@ -130,12 +131,14 @@ def annotator(
     phase = rng.randint(1, 5)
     while time.monotonic() < deadline[0]:
         phase = phase % 5 + 1
-        one_task(web, base, phase, record, rng, name, think)
+        one_task(web, stack, phase, record, rng, name, think)
 
 
 def one_task(
-    web, base: str, phase: int, record: Record, rng: random.Random, name: str, think: float
+    web, stack: Stack, phase: int, record: Record, rng: random.Random, name: str, think: float
 ) -> None:
+    base, urls = stack.base_url, stack.source_urls
+
     def pause() -> None:
         # Reading and typing between requests; 0 makes the run a closed-loop stress test.
         if think:
@@ -162,7 +165,7 @@ def one_task(
         return
     found = DRAFT_VERSION.search(page.text)
     version = int(found.group(1)) if found else 0
-    body = payload(phase, rng, name)
+    body = payload(phase, rng, name, urls)
     for _ in range(2):  # the editor's autosaves while typing
         pause()
         saved = record.timed(
@@ -174,6 +177,8 @@ def one_task(
         )
         if saved is not None:
             version = saved.json()["draft_version"]
+            with record.lock:
+                record.drafts[task] = version
     pause()
     done = record.timed(
         f"POST submit P{phase}",
@@ -187,7 +192,9 @@ def one_task(
             record.submitted.append((task, phase, name))
 
 
-def run(stack: Stack, duration: float, think: float) -> Record:
+def run(stack: Stack, duration: float, think: float, events: dict | None = None) -> Record:
+    """events: second of the run -> a callable (a fault to inject) returning what it did."""
+    events = dict(events or {})
     record = Record()
     ready = threading.Event()
     # Signing in runs before the timed loop (hashing a password is slow on purpose); the
@@ -214,6 +221,8 @@ def run(stack: Stack, duration: float, think: float) -> Record:
         while time.monotonic() < deadline_box[0]:
             time.sleep(1)
             bar.n = min(int(duration), int(time.monotonic() - started))
+            for second in [k for k in events if k <= bar.n]:
+                tqdm.write(f"[{second:3d} s] {events.pop(second)()}")
             bar.set_postfix(submitted=len(record.submitted), errors=sum(record.errors.values()))
     for thread in threads:
         thread.join(timeout=TIMEOUT + 5)
@@ -257,6 +266,10 @@ def check_database(record: Record, stack: Stack, settle: float = 60) -> list[str
         if task is None or task.status != Task.Status.SUBMITTED or task.annotator.username != user:
             problems.append(f"task {pk} (P{phase}, {user}) answered 200 but is not stored as such")
     problems += [f"task {pk} acknowledged {n} times" for pk, n in seen.items() if n > 1]
+    # A draft the server acknowledged is still there (or was handed in since).
+    for task in Task.objects.filter(pk__in=record.drafts).exclude(status=Task.Status.SUBMITTED):
+        if task.draft_version < record.drafts[task.pk] or not task.draft:
+            problems.append(f"task {task.pk}: acknowledged draft {record.drafts[task.pk]} lost")
     for model, phases in ((EvidenceRound, (2, 4)), (QualityCheck, (3, 5))):
         counts = Counter(
             model.objects.filter(task__phase__in=phases).values_list("task_id", flat=True)
@@ -309,7 +322,7 @@ def check_database(record: Record, stack: Stack, settle: float = 60) -> list[str
     # The worker finishes the archive jobs the hand-ins queued (the demo's imported sources
     # are never queued).
     deadline = time.monotonic() + settle
-    cited = Source.objects.filter(url__in=SOURCE_URLS)
+    cited = Source.objects.filter(url__in=stack.source_urls)
     if record.submitted and any(phase in (2, 4) for _, phase, _ in record.submitted):
         problems += [] if cited.exists() else ["no source was recorded for the P2/P4 answers"]
     pending = cited.exclude(archive_status=Source.ArchiveStatus.ARCHIVED)

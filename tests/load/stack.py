@@ -24,8 +24,13 @@ from psycopg.conninfo import make_conninfo
 from benchmarks.bench_db import PROJECT_ROOT, database_name, refuse_unsafe_database
 
 PASSWORD = "load-test-password"
-# A few evidence pages shared by every answer: the archive jobs mostly find a recent capture.
-SOURCE_URLS = [f"https://council{i}.example.gov/budget-2019" for i in range(8)]
+
+
+def source_urls(n: int) -> list[str]:
+    """Evidence pages the answers cite; the stub archive holds a recent capture of each."""
+    return [f"https://council{i}.example.gov/budget-2019" for i in range(n)]
+
+
 BIN = Path(sys.executable).parent
 
 
@@ -58,6 +63,9 @@ class Stack:
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
     archive: object | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)
+    # Few pages shared by every answer: each is archived once, early in the run.
+    source_urls: list[str] = field(default_factory=lambda: source_urls(8))
 
     @property
     def base_url(self) -> str:
@@ -85,6 +93,7 @@ class Stack:
             WEBHOOKS_ENABLED="false",
             PYTHONPATH=str(PROJECT_ROOT),
         )
+        env.update(self.extra_env)
         return env
 
     # --- set-up ------------------------------------------------------------------------
@@ -108,7 +117,7 @@ class Stack:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("seed_demo", accounts_file=self.workdir / "accounts.txt", verbosity=0)
         self._accounts_and_articles()
-        for url in SOURCE_URLS:
+        for url in self.source_urls:
             self.archive.add_capture(url, timezone.now() - timedelta(days=1))
 
     def _accounts_and_articles(self) -> None:
@@ -140,20 +149,10 @@ class Stack:
                 )
                 open_article_for_normalisation(article)
 
-    def start(self) -> None:
+    def start(self, beat: bool = False) -> None:
+        self.start_worker(beat)
         env = self.environment()
         logs = self.workdir / "log"
-        logs.mkdir(exist_ok=True)
-        self.processes["worker"] = subprocess.Popen(
-            [
-                *(BIN / "celery", "-A", "config", "worker", "--concurrency=2"),
-                *("--loglevel=INFO", "--without-gossip", "--without-mingle"),
-            ],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=(logs / "worker.log").open("w"),
-            stderr=subprocess.STDOUT,
-        )
         # Keep-alive longer than an annotator's pause between requests: with gunicorn's 2 s a
         # reused connection can close just as a request is sent (a proxy in front sets its own).
         self.processes["web"] = subprocess.Popen(
@@ -169,6 +168,29 @@ class Stack:
             stderr=subprocess.STDOUT,
         )
         self.wait_until_up()
+
+    def start_worker(self, beat: bool = False) -> None:
+        logs = self.workdir / "log"
+        logs.mkdir(exist_ok=True)
+        self.processes["worker"] = subprocess.Popen(
+            [
+                *(BIN / "celery", "-A", "config", "worker", "--concurrency=2"),
+                *("--loglevel=INFO", "--without-gossip", "--without-mingle"),
+                *(("--beat", "--schedule", str(self.workdir / "beat-schedule")) if beat else ()),
+            ],
+            cwd=PROJECT_ROOT,
+            env=self.environment(),
+            stdout=(logs / "worker.log").open("a"),
+            stderr=subprocess.STDOUT,
+            # Its own process group, so a fault can kill the worker and its pool children.
+            start_new_session=True,
+        )
+
+    def kill_worker(self) -> None:
+        """SIGKILL the Celery worker and its pool processes, as a crashed machine would."""
+        process = self.processes.pop("worker")
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
 
     def wait_until_up(self, timeout: float = 60) -> None:
         import requests
