@@ -58,15 +58,15 @@ for port in 8701 8702; do
         --pid "$work/web$port.pid" >"$work/web$port.log" 2>&1 &
     pids+=($!)
 done
-.venv/bin/celery -A config worker --concurrency=1 --beat --schedule "$work/beat" -n a@%h >"$work/worker-a.log" 2>&1 &
+.venv/bin/celery -A config worker --concurrency=1 --beat --schedule "$work/beat" -n a@%h --loglevel=INFO >"$work/worker-a.log" 2>&1 &
 pids+=($!)
-.venv/bin/celery -A config worker --concurrency=1 -n b@%h >"$work/worker-b.log" 2>&1 &
+.venv/bin/celery -A config worker --concurrency=1 -n b@%h --loglevel=INFO >"$work/worker-b.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do
     curl -fs http://127.0.0.1:8701/healthz >/dev/null && curl -fs http://127.0.0.1:8702/healthz >/dev/null && break
     sleep 1
 done
-curl -sI http://127.0.0.1:8701/static/css/app.css | grep -i -E '^(HTTP|cache-control)' | sed 's/^/  /' || true
+curl -sI -H 'Accept-Encoding: gzip' http://127.0.0.1:8701/static/css/app.css | grep -i -E '^(HTTP|cache-control|content-encoding)' | sed 's/^/  /' || true
 $py - <<'EOF'
 import re, time, requests
 def signed_in(port):
@@ -91,7 +91,7 @@ print(f"  export {job} started on web 1, downloaded from web 2: HTTP {download.s
       f"{len(download.json())} claims")
 EOF
 grep -h "succeeded" "$work"/worker-*.log | grep -o "exports.tasks.run_export_job\[[^]]*\] succeeded" | sed 's/^/  worker: /' || true
-grep -l "run_export_job" "$work"/worker-*.log | sed 's/^/  ran on: /'
+grep -l "run_export_job.*succeeded" "$work"/worker-*.log | sed 's/^/  ran on: /' || true
 
 step "backup and restore"
 pg_dump --format=custom --no-owner --file="$work/backup.dump" "$DATABASE_URL"
