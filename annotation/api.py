@@ -29,6 +29,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from annotation import assignment, workflow
 from annotation.blindness import EVIDENCE_PHASES
 from annotation.models import Article, StaleDraft, Task
+from annotation.phases import parts_of, registered
 from annotation.serializers import (
     SUBMIT_SERIALIZERS,
     TASK_PAGE_SERIALIZERS,
@@ -36,21 +37,17 @@ from annotation.serializers import (
     DraftSerializer,
     ErrorSerializer,
     EvidenceRoundResultSerializer,
-    EvidenceSubmitSerializer,
     EvidenceTaskSerializer,
     NextTaskSerializer,
     NormalisationResultSerializer,
-    NormalisationSubmitSerializer,
     NormalisationTaskSerializer,
-    PostControlSubmitSerializer,
-    QualityCheckResultSerializer,
-    QualityCheckSubmitSerializer,
     QualityCheckTaskSerializer,
     SavedDraftSerializer,
     StaleDraftSerializer,
     SubmittedTaskSerializer,
     TaskFilterSerializer,
     TaskSummarySerializer,
+    submit_serializer,
 )
 from annotation.vocabulary import Phase
 
@@ -64,14 +61,19 @@ TASK_PAGE = PolymorphicProxySerializer(
     ],
     resource_type_field_name=None,
 )
+
+
+def _submission_serializers() -> list[type[Serializer]]:
+    # The blind checks' payloads are review's, registered once the apps are loaded.
+    return [
+        *dict.fromkeys(SUBMIT_SERIALIZERS.values()),
+        *(parts.submit_serializer for parts in registered().values()),
+    ]
+
+
 SUBMISSION = PolymorphicProxySerializer(
     component_name="Submission",
-    serializers=[
-        NormalisationSubmitSerializer,
-        EvidenceSubmitSerializer,
-        QualityCheckSubmitSerializer,
-        PostControlSubmitSerializer,
-    ],
+    serializers=_submission_serializers,
     resource_type_field_name=None,
 )
 CONFLICT = OpenApiResponse(ErrorSerializer, description="The workflow refuses this now.")
@@ -100,7 +102,7 @@ def _submit(task: Task, form: Serializer) -> dict:
     produced = workflow.submit(task, form.to_workflow())
     if task.phase in EVIDENCE_PHASES:
         return EvidenceRoundResultSerializer(produced).data
-    return QualityCheckResultSerializer(produced).data
+    return parts_of(task.phase).result_serializer(produced).data
 
 
 def _stale_draft(latest: Task, sent: int) -> Response:
@@ -222,7 +224,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         ):
             # A client that says which version it builds on is held to it, as the screens are.
             return _stale_draft(task, sent)
-        form = SUBMIT_SERIALIZERS[task.phase](
+        form = submit_serializer(task.phase)(
             data=request.data, context={"evidence": task.evidence_shown(), "task": task}
         )
         form.is_valid(raise_exception=True)

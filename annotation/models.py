@@ -22,6 +22,7 @@ from annotation.vocabulary import (
     Verdict,
     exclusion_reason,
 )
+from search_proxy.service import SearchScope
 
 # --- People ----------------------------------------------------------------------------
 
@@ -295,6 +296,18 @@ class Claim(models.Model):
             .first()
         )
 
+    def search_scope(self, task: Task | None = None) -> SearchScope:
+        """What a search for this claim's evidence is bounded by: pages before the claim
+        date, its country first, never its own article; logged against `task`."""
+        return SearchScope(
+            claim_date=self.claim_date,
+            country=self.location_iso_code or None,
+            article_url=self.article.url,
+            article_normalized_url=self.article.normalized_url,
+            claim_id=self.pk,
+            task_id=task.pk if task is not None else None,
+        )
+
 
 # --- Tasks -----------------------------------------------------------------------------
 
@@ -455,6 +468,10 @@ class Task(models.Model):
             return self.claim.dataset_evidence()
         return None
 
+    def search_scope(self) -> SearchScope:
+        """The scope of a search from this task (P2, P4): its claim's, logged against it."""
+        return self.claim.search_scope(task=self)
+
     def extend_lease(self, now=None) -> None:
         """Mark activity now; the task stays with its annotator for another lease period."""
         now = now or timezone.now()
@@ -537,6 +554,20 @@ class Question(models.Model):
         return self.text[:80]
 
 
+class AnswerQuerySet(models.QuerySet):
+    def cited_by_imported_claims(self) -> AnswerQuerySet:
+        """Answers of imported claims that cite a known page, grouped by that page (the
+        order search_proxy.indexing.dataset_evidence reads them in)."""
+        return (
+            self.filter(
+                question__evidence_round__claim__origin=Claim.Origin.IMPORTED,
+                source__isnull=False,
+            )
+            .select_related("source")
+            .order_by("source_id", "id")
+        )
+
+
 class Answer(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="answers")
     position = models.PositiveSmallIntegerField()
@@ -565,6 +596,8 @@ class Answer(models.Model):
     )
     passage_start = models.PositiveIntegerField(null=True, blank=True)
     passage_end = models.PositiveIntegerField(null=True, blank=True)
+
+    objects = AnswerQuerySet.as_manager()
 
     class Meta:
         ordering = ["question_id", "position"]

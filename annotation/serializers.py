@@ -20,12 +20,11 @@ from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim
 from annotation.evidence import blocking, evidence_problems
 from annotation.models import Answer, Article, Claim, EvidenceRound, Question, Task
 from annotation.normalisation import normalisation_problems
+from annotation.phases import parts_of, registered
 from annotation.submissions import (
     AnswerData,
     EvidenceData,
-    FlagData,
     NormalisedClaim,
-    QualityVerdict,
     QuestionData,
 )
 from annotation.vocabulary import (
@@ -37,8 +36,6 @@ from annotation.vocabulary import (
     canonical_claim_type,
     canonical_strategy,
 )
-from review.checks import check_problems, shown_positions, verdict_choices
-from review.models import ProblemFlag, QualityCheck
 
 
 def nested_errors(problems) -> dict:
@@ -261,34 +258,13 @@ class EvidenceRoundResultSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class FlagResultSerializer(serializers.ModelSerializer):
-    question_position = serializers.SerializerMethodField()
-    answer_position = serializers.SerializerMethodField()
-
-    class Meta:
-        model = ProblemFlag
-        fields = ["code", "question_position", "answer_position"]
-        read_only_fields = fields
-
-    def get_question_position(self, flag: ProblemFlag) -> int | None:
-        question = flag.answer.question if flag.answer_id else flag.question
-        return question.position if question else None
-
-    def get_answer_position(self, flag: ProblemFlag) -> int | None:
-        return flag.answer.position if flag.answer_id else None
-
-
-class QualityCheckResultSerializer(serializers.ModelSerializer):
-    """P3/P5: the checker's own verdict and flags."""
-
-    # The claim's new state stays out: accepted or disputed would reveal the P2 verdict.
-
-    flags = FlagResultSerializer(many=True, read_only=True)
-
-    class Meta:
-        model = QualityCheck
-        fields = ["id", "verdict", "unreadable", "justification", "flags"]
-        read_only_fields = fields
+def result_serializers() -> list[type[serializers.Serializer]]:
+    """Every shape a hand-in's result can take, for the schema (read once review is ready)."""
+    return [
+        NormalisationResultSerializer,
+        EvidenceRoundResultSerializer,
+        *dict.fromkeys(p.result_serializer for p in registered().values()),
+    ]
 
 
 class SubmittedTaskSerializer(TaskSummarySerializer):
@@ -305,11 +281,7 @@ class SubmittedTaskSerializer(TaskSummarySerializer):
     @extend_schema_field(
         PolymorphicProxySerializer(
             component_name="SubmissionResult",
-            serializers=[
-                NormalisationResultSerializer,
-                EvidenceRoundResultSerializer,
-                QualityCheckResultSerializer,
-            ],
+            serializers=result_serializers,
             resource_type_field_name=None,
         )
     )
@@ -505,63 +477,16 @@ class EvidenceSubmitSerializer(serializers.Serializer):
         )
 
 
-class FlagInputSerializer(serializers.Serializer):
-    code = serializers.ChoiceField(choices=ProblemFlag.Code.choices)
-    question_position = serializers.IntegerField(min_value=0, allow_null=True, default=None)
-    answer_position = serializers.IntegerField(min_value=0, allow_null=True, default=None)
-
-
-class QualityCheckSubmitSerializer(serializers.Serializer):
-    """P3: a blind verdict and justification, or "unreadable"; problem flags.
-
-    A flag names its target by position: none for the claim, question_position for a
-    question, both for an answer.
-    """
-
-    # The rules are review/checks.py's, checked against the pairs shown (given in the
-    # context as "evidence"); their problems become errors at their field path.
-
-    verdict = serializers.ChoiceField(
-        choices=verdict_choices(Phase.QUALITY_CHECK), allow_null=True, default=None
-    )
-    justification = serializers.CharField(allow_blank=True, default="")
-    unreadable = serializers.BooleanField(default=False)
-    flags = FlagInputSerializer(many=True, default=list)
-
-    def validate(self, attrs: dict) -> dict:
-        task = self.context.get("task")
-        phase = task.phase if task is not None else Phase.QUALITY_CHECK
-        shown = shown_positions(self.context.get("evidence"))
-        problems = check_problems(self._verdict(attrs), phase, shown)
-        if problems:
-            raise serializers.ValidationError(nested_errors(problems))
-        return attrs
-
-    def to_workflow(self) -> QualityVerdict:
-        return self._verdict(self.validated_data)
-
-    @staticmethod
-    def _verdict(data: dict) -> QualityVerdict:
-        return QualityVerdict(
-            verdict=data["verdict"],
-            justification=data["justification"],
-            unreadable=data["unreadable"],
-            flags=[FlagData(**flag) for flag in data["flags"]],
-        )
-
-
-class PostControlSubmitSerializer(QualityCheckSubmitSerializer):
-    """P5: as P3, and "Claim too vague" is also a verdict."""
-
-    verdict = serializers.ChoiceField(
-        choices=verdict_choices(Phase.POST_CONTROL), allow_null=True, default=None
-    )
-
-
+# The phases annotation owns; the blind checks' payloads are review's (annotation/phases.py).
 SUBMIT_SERIALIZERS: dict[int, type[serializers.Serializer]] = {
     Phase.NORMALISATION: NormalisationSubmitSerializer,
     Phase.QUESTIONS: EvidenceSubmitSerializer,
-    Phase.QUALITY_CHECK: QualityCheckSubmitSerializer,
     Phase.DISPUTE: EvidenceSubmitSerializer,
-    Phase.POST_CONTROL: PostControlSubmitSerializer,
 }
+
+
+def submit_serializer(phase: int) -> type[serializers.Serializer]:
+    """The task API's payload for handing in a task of `phase`."""
+    if phase in SUBMIT_SERIALIZERS:
+        return SUBMIT_SERIALIZERS[phase]
+    return parts_of(phase).submit_serializer

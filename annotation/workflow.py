@@ -33,6 +33,7 @@ from annotation.models import (
     User,
 )
 from annotation.normalisation import normalisation_problems
+from annotation.phases import parts_of
 from annotation.signals import claim_accepted
 from annotation.submissions import (
     AnswerData,
@@ -427,40 +428,9 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
 
 
 def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict):
-    from review.checks import check_problems, shown_positions
-    from review.models import ProblemFlag, QualityCheck
-
-    problems = check_problems(data, task.phase, shown_positions(evidence))
-    if problems:
-        raise WorkflowError("; ".join(f"{p.path}: {p.message}" for p in problems))
-    verdict = None if data.unreadable else data.verdict
-    check = QualityCheck.objects.create(
-        claim=claim,
-        task=task,
-        phase=task.phase,
-        evidence_round=evidence,
-        verdict=verdict,
-        unreadable=data.unreadable,
-        justification=data.justification.strip(),
-        is_agreement_sample=task.is_agreement_sample,
-        submitted_at=timezone.now(),
-    )
-    questions = {q.position: q for q in evidence.questions.prefetch_related("answers")}
-    for flag in data.flags:
-        # check_problems made sure every position names a pair that was shown.
-        question = answer = None
-        if flag.answer_position is not None:
-            answer = next(
-                a
-                for a in questions[flag.question_position].answers.all()
-                if a.position == flag.answer_position
-            )
-        elif flag.question_position is not None:
-            question = questions[flag.question_position]
-        ProblemFlag.objects.create(
-            quality_check=check, question=question, answer=answer, code=flag.code
-        )
-    return check
+    # How a check is judged and stored is review's (review/checks.py), which builds on this
+    # module; the claim's moves stay here.
+    return parts_of(task.phase).store(task, claim, evidence, data)
 
 
 @transaction.atomic

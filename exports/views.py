@@ -207,9 +207,8 @@ def scoring_job(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _bar(row: dict) -> dict:
-    """A chart row: ``percent`` fills the bar, ``rest`` the space after it."""
-    percent = min(100.0, max(0.0, float(row["percent"])))
-    return {**row, "percent": row["percent"], "rest": round(100.0 - percent, 3)}
+    """A chart row: ``length`` (``percent`` held within 0-100) fills the bar."""
+    return {**row, "length": min(100.0, max(0.0, float(row["percent"])))}
 
 
 def _score_bar(label: str, value: float) -> dict:

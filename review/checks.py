@@ -3,15 +3,21 @@
 One function, `check_problems`, lists every problem of a check with where it is (a path such
 as "flags.2.question_position") in the shape of `annotation/evidence.py`. The check screen,
 its autosave, the task API and the workflow all ask it, so they refuse the same things.
+`store_check` is the one place a check that passes them becomes rows; the workflow reaches it
+through annotation/phases.py (registered in review/apps.py) when a P3/P5 task is handed in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from django.utils import timezone
+
+from annotation.models import Claim, EvidenceRound, Task
 from annotation.submissions import FlagData, Problem, QualityVerdict
 from annotation.vocabulary import CLAIM_TOO_VAGUE, AnswerType, Phase, Verdict
-from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag
+from annotation.workflow import WorkflowError
+from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag, QualityCheck
 
 ANSWER_FLAG_CODES = tuple(
     code for code in ProblemFlag.Code.values if code not in CLAIM_FLAG_CODES + QUESTION_FLAG_CODES
@@ -57,12 +63,13 @@ def flag_fits(flag: FlagData) -> bool:
     return flag.code in ProblemFlag.Code.values and flag_target(flag.code) == _named(flag)
 
 
-def shown_positions(evidence) -> dict[int, set[int]]:
-    """The question and answer positions of the evidence round a checker was shown."""
+def shown_positions(evidence) -> dict[int, dict[int, str]]:
+    """The question and answer positions of the evidence round a checker was shown, with
+    each answer's type (some flags do not fit some types)."""
     if evidence is None:
         return {}
     return {
-        q.position: {a.position for a in q.answers.all()}
+        q.position: {a.position: a.answer_type for a in q.answers.all()}
         for q in evidence.questions.prefetch_related("answers")
     }
 
@@ -104,6 +111,44 @@ def check_problems(data: QualityVerdict, phase: int, shown: Shown | None = None)
     return problems
 
 
+def store_check(
+    task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict
+) -> QualityCheck:
+    """Store a blind check of `evidence` that passes every rule above, with its flags;
+    raises WorkflowError with the problems otherwise."""
+    problems = check_problems(data, task.phase, shown_positions(evidence))
+    if problems:
+        raise WorkflowError("; ".join(f"{p.path}: {p.message}" for p in problems))
+    verdict = None if data.unreadable else data.verdict
+    check = QualityCheck.objects.create(
+        claim=claim,
+        task=task,
+        phase=task.phase,
+        evidence_round=evidence,
+        verdict=verdict,
+        unreadable=data.unreadable,
+        justification=data.justification.strip(),
+        is_agreement_sample=task.is_agreement_sample,
+        submitted_at=timezone.now(),
+    )
+    questions = {q.position: q for q in evidence.questions.prefetch_related("answers")}
+    for flag in data.flags:
+        # check_problems made sure every position names a pair that was shown.
+        question = answer = None
+        if flag.answer_position is not None:
+            answer = next(
+                a
+                for a in questions[flag.question_position].answers.all()
+                if a.position == flag.answer_position
+            )
+        elif flag.question_position is not None:
+            question = questions[flag.question_position]
+        ProblemFlag.objects.create(
+            quality_check=check, question=question, answer=answer, code=flag.code
+        )
+    return check
+
+
 def _named(flag: FlagData) -> str:
     if flag.question_position is None:
         return "claim"
@@ -131,6 +176,14 @@ def _flag_problem(flag: FlagData, shown: Shown | None) -> tuple[str, str] | None
     if shown is not None and question is not None:
         if question not in shown:
             return ("question_position", f"There is no question {question}.")
-        if answer is not None and answer not in shown[question]:
+        answers = shown[question]
+        if answer is not None and answer not in answers:
             return ("answer_position", f"There is no answer {answer} to question {question}.")
+        if (
+            answer is not None
+            and isinstance(answers, Mapping)
+            and code in answer_flag_codes(AnswerType.EXTRACTIVE)
+            and code not in answer_flag_codes(answers[answer])
+        ):
+            return ("code", f"{code!r} judges an answer by its source; this answer has none.")
     return None

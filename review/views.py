@@ -96,6 +96,11 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
         "pairs": blind_pairs(task, draft["flags"]),
         "draft": draft,
         "errors": errors,
+        "summary": [
+            {"anchor": field, "where": field.capitalize(), "message": errors[field]}
+            for field in ("verdict", "justification")
+            if field in errors
+        ],
         "verdicts": verdict_choices(task.phase),
         "verdict_help": VERDICT_HELP,
         "guide": CHECK_GUIDE + ([POST_CONTROL_EXTRA] if task.phase == Phase.POST_CONTROL else []),

@@ -84,6 +84,6 @@ class SearchClickAdmin(ReadOnlyAdmin):
 
 @admin.register(FetchedPage)
 class FetchedPageAdmin(ReadOnlyAdmin):
-    list_display = ("url", "title", "published", "date_source", "fetched_at")
+    list_display = ("url", "title", "http_status", "published", "fetched_at", "last_seen_at")
     list_filter = ("date_source",)
     search_fields = ("normalized_url", "title")

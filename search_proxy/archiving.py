@@ -164,7 +164,8 @@ def _archive(source: Source) -> archive.Capture:
             Source.objects.filter(pk=source.pk).update(earliest_capture_at=first.taken_at)
     if source.published is None:
         published = (
-            FetchedPage.objects.filter(normalized_url=source.normalized_url)
+            FetchedPage.objects.of_url(source.normalized_url)
+            .filter(published__isnull=False)
             .values_list("published", flat=True)
             .first()
         )

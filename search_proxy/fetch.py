@@ -21,7 +21,9 @@ every real configuration; the tests set it to 127.0.0.1/32 to fetch from their o
 HTTP server, the only way to run the real code end to end without the network.
 
 The text is extracted with trafilatura, dated with htmldate, split into sentences with NLTK's
-Punkt model (provisioned offline by pipeline.nltk_data), and cached in FetchedPage.
+Punkt model (provisioned offline by pipeline.nltk_data), and stored as a FetchedPage snapshot,
+deduplicated by normalised address and content. A page that cannot be fetched again is still
+read from its newest snapshot; one never stored is offered from the local search index.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from django.utils import timezone
 
 from search_proxy.dates import DateSource, parse_date
 from search_proxy.models import Document, FetchedPage
-from search_proxy.webaddress import normalize_url
+from search_proxy.webaddress import is_web_address, normalize_url
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +57,8 @@ PAGE_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
 CHUNK_BYTES = 64 * 1024
 # Addresses tried per hop when a host has several: enough for IPv6 + IPv4 fallbacks.
 MAX_ADDRESSES_TRIED = 4
+# A bound on the stored versions of one page looked through for an answer's passage.
+MAX_SNAPSHOTS_SEARCHED = 50
 USER_AGENT = "averitec-annotation-platform/0.1 (page viewer for fact-checking annotators)"
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -79,6 +83,11 @@ class PageText:
     date_source: str
     fetched_at: datetime
     from_cache: bool = False
+    snapshot_id: int | None = None
+    http_status: int | None = None
+    last_seen_at: datetime | None = None
+    # Why a due refetch failed, when this is an older snapshot shown instead.
+    refetch_problem: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,42 +95,62 @@ class Download:
     final_url: str
     content_type: str
     body: bytes
+    status: int = 200
+
+
+@dataclass(frozen=True)
+class IndexedCopy:
+    """The local search index's text of a page, for when the page itself cannot be read."""
+
+    title: str
+    sentences: tuple[str, ...]
+
+
+def indexed_copy(url: str) -> IndexedCopy | None:
+    document = Document.objects.filter(normalized_url=normalize_url(url)).first()
+    if document is None:
+        return None
+    lines = tuple(line for line in document.text.splitlines() if line.strip())
+    return IndexedCopy(title=document.title, sentences=lines) if lines else None
 
 
 # --- Public entry point ------------------------------------------------------------------
 
 
 def fetch_page(url: str, *, refresh: bool = False) -> PageText:
-    """The readable sentences of the page at `url`, fetched safely or taken from the cache.
+    """The readable sentences of the page at `url`: its newest snapshot while that was seen
+    within PAGE_FETCH_CACHE_DAYS, else fetched safely now and stored as a snapshot.
 
-    Raises FetchRefused (not allowed) or PageUnavailable (could not be fetched).
+    When a due refetch fails but an older snapshot exists, that snapshot is returned with
+    the reason in `refetch_problem`. Raises FetchRefused (not allowed) or PageUnavailable
+    (could not be fetched) when there is nothing stored to fall back on.
     """
-    key = normalize_url(url)
+    stored = FetchedPage.objects.newest_of(url)
     fresh_after = timezone.now() - timedelta(days=settings.PAGE_FETCH_CACHE_DAYS)
-    cached = FetchedPage.objects.filter(normalized_url=key, fetched_at__gte=fresh_after).first()
-    if cached is not None and not refresh:
-        return _page_text(cached, from_cache=True)
-    download = download_page(url)
+    if stored is not None and stored.last_seen_at >= fresh_after and not refresh:
+        return _page_text(stored, from_cache=True)
+    try:
+        download = download_page(url)
+    except PageUnavailable as exc:
+        if stored is None:
+            raise
+        return _page_text(stored, from_cache=True, refetch_problem=str(exc))
     title, sentences, published = extract_text(download)
     with transaction.atomic():
-        page, _ = FetchedPage.objects.update_or_create(
-            normalized_url=key,
-            defaults={
-                "url": url,
-                "final_url": download.final_url,
-                "title": title,
-                "sentences": sentences,
-                "published": published,
-                "date_source": DateSource.ESTIMATED if published else DateSource.UNKNOWN,
-                "content_type": download.content_type,
-                "fetched_at": timezone.now(),
-            },
+        page = FetchedPage.objects.remember(
+            url=url,
+            final_url=download.final_url,
+            title=title,
+            sentences=sentences,
+            published=published,
+            content_type=download.content_type,
+            http_status=download.status,
         )
         if published is not None:
             # The local index learns the date too, where it had none.
-            Document.objects.filter(normalized_url=key, published__isnull=True).update(
-                published=published, date_source=DateSource.ESTIMATED
-            )
+            Document.objects.filter(
+                normalized_url=page.normalized_url, published__isnull=True
+            ).update(published=published, date_source=DateSource.ESTIMATED)
     return _page_text(page, from_cache=False)
 
 
@@ -131,9 +160,23 @@ class ReadablePage:
     text, with `problem` saying why the page itself could not be fetched."""
 
     page: PageText | None
-    indexed_title: str = ""
-    indexed_sentences: tuple[str, ...] = ()
+    url: str = ""
+    indexed: IndexedCopy | None = None
     problem: str = ""
+    refused: bool = False
+
+    @property
+    def live_link(self) -> str:
+        """The address to try in the reader's own browser; "" when it must not be a link."""
+        return self.url if is_web_address(self.url) else ""
+
+    @property
+    def indexed_title(self) -> str:
+        return self.indexed.title if self.indexed else ""
+
+    @property
+    def indexed_sentences(self) -> tuple[str, ...]:
+        return self.indexed.sentences if self.indexed else ()
 
 
 def read_page(url: str) -> ReadablePage:
@@ -142,27 +185,31 @@ def read_page(url: str) -> ReadablePage:
     Never raises for an unreachable or refused page: the reason is in `problem`.
     """
     try:
-        return ReadablePage(page=fetch_page(url))
+        return ReadablePage(page=fetch_page(url), url=url)
     except (FetchRefused, PageUnavailable) as exc:
-        problem = str(exc)
-    indexed = Document.objects.filter(normalized_url=normalize_url(url)).first()
-    if indexed is None:
-        return ReadablePage(page=None, problem=problem)
+        return unreadable(url, exc)
+
+
+def unreadable(url: str, error: FetchRefused | PageUnavailable) -> ReadablePage:
+    """What a reader is offered when fetching `url` failed with `error`."""
     return ReadablePage(
         page=None,
-        indexed_title=indexed.title,
-        indexed_sentences=tuple(line for line in indexed.text.splitlines() if line.strip()),
-        problem=problem,
+        url=url,
+        indexed=indexed_copy(url),
+        problem=str(error),
+        refused=isinstance(error, FetchRefused),
     )
 
 
 def locate_passage(url: str, passage: str) -> tuple[FetchedPage, int, int] | None:
-    """Where an extractive answer's text stands in the stored snapshot of its page."""
-    page = FetchedPage.objects.filter(normalized_url=normalize_url(url)).first()
-    if page is None:
-        return None
-    span = page.locate(passage)
-    return (page, *span) if span else None
+    """Where an extractive answer's text stands in the stored snapshots of its page: the
+    newest snapshot that holds it, which is the one the annotator read even when the page
+    changed (and was fetched again by someone else) in between."""
+    for page in FetchedPage.objects.of_url(url)[:MAX_SNAPSHOTS_SEARCHED]:
+        span = page.locate(passage)
+        if span:
+            return (page, *span)
+    return None
 
 
 SNAPSHOT_TASK = "search_proxy.tasks.snapshot_pages"
@@ -197,7 +244,7 @@ def snapshot_pages(urls: list[str]) -> dict[str, str]:
     return outcome
 
 
-def _page_text(page: FetchedPage, *, from_cache: bool) -> PageText:
+def _page_text(page: FetchedPage, *, from_cache: bool, refetch_problem: str = "") -> PageText:
     return PageText(
         url=page.url,
         final_url=page.final_url,
@@ -207,6 +254,10 @@ def _page_text(page: FetchedPage, *, from_cache: bool) -> PageText:
         date_source=page.date_source,
         fetched_at=page.fetched_at,
         from_cache=from_cache,
+        snapshot_id=page.pk,
+        http_status=page.http_status,
+        last_seen_at=page.last_seen_at,
+        refetch_problem=refetch_problem,
     )
 
 
@@ -372,7 +423,9 @@ def download_page(url: str) -> Download:
             if content_type and content_type not in PAGE_TYPES:
                 raise FetchRefused(f"This is not a web page ({content_type}); open it directly.")
             body = _read_limited(response, deadline)
-            return Download(final_url=current, content_type=content_type, body=body)
+            return Download(
+                final_url=current, content_type=content_type, body=body, status=response.status
+            )
         finally:
             response.release_conn()
             pool.close()

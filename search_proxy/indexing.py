@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Protocol
 
 from django.db import transaction
 
 from search_proxy.dates import DateSource, day_of, parse_date
-from search_proxy.models import Document
+from search_proxy.models import Document, Source
 from search_proxy.webaddress import archive_timestamp, is_web_address, normalize_url
 
 MAX_URL_LENGTH = 2048
@@ -204,19 +205,22 @@ def index_records(
     return report
 
 
-def dataset_evidence() -> Iterator[DocumentRecord]:
-    """One document per web page cited as evidence by imported claims: the answers given
-    from it (with Boolean explanations) as its text, the earliest web-archive capture of it
-    as the upper bound of its publication date."""
-    from annotation.models import Answer, Claim
+class CitedAnswer(Protocol):
+    """An answer given from a web page, as dataset_evidence() reads it (annotation's Answer
+    rows are these; search_proxy does not import them)."""
 
-    answers = (
-        Answer.objects.filter(
-            question__evidence_round__claim__origin=Claim.Origin.IMPORTED, source__isnull=False
-        )
-        .select_related("source")
-        .order_by("source_id", "id")
-    )
+    source_id: int
+    source: Source
+    source_url: str
+    cached_source_url: str | None
+    text: str
+    boolean_explanation: str | None
+
+
+def dataset_evidence(answers: Iterable[CitedAnswer]) -> Iterator[DocumentRecord]:
+    """One document per web page cited by `answers` (given in order of their Source): the
+    answers given from it (with Boolean explanations) as its text, the earliest web-archive
+    capture of it as the upper bound of its publication date."""
     current = None
     texts: list[str] = []
     captures: list[date] = []
@@ -230,7 +234,7 @@ def dataset_evidence() -> Iterator[DocumentRecord]:
             date_source=DateSource.ARCHIVE_TIMESTAMP if earliest else DateSource.UNKNOWN,
         )
 
-    for answer in answers.iterator(chunk_size=2000):
+    for answer in answers:
         if current is not None and answer.source_id != current.pk:
             yield record()
             texts, captures = [], []

@@ -7,13 +7,15 @@ cache, rate limit and logging) and fetch.py (the page viewer).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from datetime import date
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -440,27 +442,122 @@ class SearchClick(models.Model):
 # --- Fetched pages ---------------------------------------------------------------------
 
 
-class FetchedPage(models.Model):
-    """The readable text of a page fetched for the page viewer, and its estimated date.
+class FetchedPageQuerySet(models.QuerySet):
+    def of_url(self, url: str) -> FetchedPageQuerySet:
+        """The snapshots of the page at `url` (any spelling of it), newest seen first."""
+        return self.filter(normalized_url=normalize_url(url)).order_by("-last_seen_at", "-pk")
 
-    A cache: the viewer shows it again without a new fetch, and search results with no
-    known date take their date from here once someone opened them.
+    def newest_of(self, url: str) -> FetchedPage | None:
+        return self.of_url(url).first()
+
+    def newest_dates(self, normalized_urls: list[str]) -> dict[str, date]:
+        """normalised URL -> the estimated publication date of its newest dated snapshot."""
+        rows = (
+            self.filter(normalized_url__in=normalized_urls, published__isnull=False)
+            .order_by("last_seen_at", "pk")
+            .values_list("normalized_url", "published")
+        )
+        return dict(rows)  # later rows win: the newest
+
+    def remember(
+        self,
+        *,
+        url: str,
+        final_url: str,
+        title: str,
+        sentences: list[str],
+        published: date | None,
+        content_type: str,
+        http_status: int,
+    ) -> FetchedPage:
+        """Store what a fetch of `url` found: the snapshot with the same readable content
+        (title and text) is reused and marked seen now, a change makes a new snapshot.
+
+        Snapshots are never rewritten, so an answer's offsets into one stay true.
+        """
+        now = timezone.now()
+        with transaction.atomic():
+            # get_or_create: two fetches racing on the same new content store it once.
+            page, created = self.get_or_create(
+                normalized_url=normalize_url(url),
+                content_hash=FetchedPage.hash_content(title, sentences),
+                defaults={
+                    "url": url,
+                    "final_url": final_url,
+                    "title": title,
+                    "sentences": sentences,
+                    "published": published,
+                    "date_source": DateSource.ESTIMATED if published else DateSource.UNKNOWN,
+                    "content_type": content_type,
+                    "http_status": http_status,
+                    "fetched_at": now,
+                    "last_seen_at": now,
+                },
+            )
+            if not created:
+                self.filter(pk=page.pk).update(last_seen_at=now)
+                page.last_seen_at = now
+        return page
+
+
+class FetchedPage(models.Model):
+    """A stored snapshot of a page's readable text, as the viewer and P1 show it.
+
+    One row per normalised address and readable content (title and text): a refetch that
+    finds the same content only moves `last_seen_at`; a changed page gets a new row and the
+    old one stays, because extractive answers point into it by character offsets. Readers
+    get the newest seen snapshot; search results with no known date take their date from it.
     """
 
-    normalized_url = models.CharField(max_length=2048, unique=True)
+    normalized_url = models.CharField(max_length=2048)
     url = models.TextField(help_text="The address that was asked for.")
     final_url = models.TextField(help_text="Where the redirects ended.")
     title = models.TextField(blank=True)
     sentences = models.JSONField(default=list, blank=True)
+    content_hash = models.CharField(
+        max_length=64, help_text="SHA-256 of the title and text: what tells two versions apart."
+    )
     published = models.DateField(null=True, blank=True)
     date_source = models.CharField(
         max_length=20, choices=DateSource.choices, default=DateSource.UNKNOWN
     )
     content_type = models.CharField(max_length=100, blank=True)
-    fetched_at = models.DateTimeField(default=timezone.now)
+    http_status = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="The status of the answer the content came in."
+    )
+    fetched_at = models.DateTimeField(
+        default=timezone.now, help_text="When this content was first fetched."
+    )
+    last_seen_at = models.DateTimeField(
+        default=timezone.now, help_text="When a fetch last found this same content."
+    )
+
+    objects = FetchedPageQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["normalized_url", "content_hash"], name="one_snapshot_per_page_content"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["normalized_url", "last_seen_at"], name="snapshot_url_last_seen")
+        ]
 
     def __str__(self) -> str:
         return self.title or self.url
+
+    def save(self, *args, **kwargs) -> None:
+        if not self.content_hash:
+            self.content_hash = self.hash_content(self.title, self.sentences)
+        super().save(*args, **kwargs)
+
+    @staticmethod
+    def hash_content(title: str, sentences: list[str]) -> str:
+        # The sentences as shown, so that the hash changes exactly when what a reader sees
+        # (and what offsets count in) changes.
+        content = json.dumps([title, list(sentences)], ensure_ascii=False)
+        return hashlib.sha256(content.encode()).hexdigest()
 
     @property
     def text(self) -> str:

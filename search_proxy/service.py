@@ -5,6 +5,9 @@ pages published before the claim date, hides the claim's own fact-checking artic
 misinformation sources, fact-checkers and unknown dates, enforces the per-user rate limit
 and writes the SearchLog. `open_page()` is the page viewer's counterpart: it logs the click
 and returns the page's sentences with the same marks.
+
+What they know of the claim being checked comes as a SearchScope (annotation builds it with
+`Claim.search_scope()`): search_proxy sits below annotation and never imports its models.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import caches
 from django.utils import timezone
 
@@ -33,9 +36,6 @@ from search_proxy.backends import (
 from search_proxy.dates import DateSource, Placement, placement
 from search_proxy.models import Document, FetchedPage, SearchClick, SearchLog, Source
 from search_proxy.webaddress import normalize_url
-
-if TYPE_CHECKING:
-    from annotation.models import Claim, Task, User
 
 MAX_QUERY_LENGTH = 400  # Brave's limit; Google's is higher
 RATE_WINDOW = timedelta(minutes=1)
@@ -62,6 +62,20 @@ class RateLimited(SearchError):
 PUBLICATION_DATE_SOURCES = frozenset(
     {DateSource.GIVEN, DateSource.SEARCH_ENGINE, DateSource.ESTIMATED}
 )
+
+
+@dataclass(frozen=True)
+class SearchScope:
+    """What a search for evidence knows of the claim it is for, and where to log it."""
+
+    claim_date: date
+    # The claim's location: the default country of a search.
+    country: str | None
+    # The claim's fact-checking article, as stored and normalised: it is never evidence.
+    article_url: str
+    article_normalized_url: str
+    claim_id: int | None = None
+    task_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -128,31 +142,28 @@ def search(
     country: str | None = None,
     page: int = 1,
     *,
-    user: User | None = None,
-    claim: Claim | None = None,
-    task: Task | None = None,
+    user: AbstractBaseUser | None = None,
+    scope: SearchScope | None = None,
     backend: str | None = None,
 ) -> SearchPage:
     """One page of results for `query` among pages published before `before`.
 
-    With a claim (or a task, whose claim is taken), `before` defaults to the claim date and
-    can never be later than it, `country` defaults to the claim's location, and the
-    claim's own article is hidden. With a user the search is rate limited and logged.
+    With the scope of a claim, `before` defaults to the claim date and can never be later
+    than it, `country` defaults to the claim's location, and the claim's own article is
+    hidden. With a user the search is rate limited and logged.
 
     Raises InvalidSearch, RateLimited, or the backend's SearchUnavailable (logged too).
     """
     started = time.monotonic()
-    if task is not None and claim is None:
-        claim = task.claim
     query = " ".join((query or "").split())
     if not query:
         raise InvalidSearch("Type something to search for.")
     if len(query) > MAX_QUERY_LENGTH:
         raise InvalidSearch(f"A search can be at most {MAX_QUERY_LENGTH} characters long.")
-    if claim is not None:
-        before = min(before, claim.claim_date) if before else claim.claim_date
+    if scope is not None:
+        before = min(before, scope.claim_date) if before else scope.claim_date
         if country is None:
-            country = claim.location_iso_code or None
+            country = scope.country or None
     if before is None:
         raise InvalidSearch("Say before which date the pages must have been published.")
     country = (country or "").strip().upper() or None
@@ -173,17 +184,17 @@ def search(
             raw = engine.search(query, before=before, country=country, page=page)
         except SearchUnavailable as exc:
             if user is not None:
-                _log(result, user=user, claim=claim, task=task, started=started, error=str(exc))
+                _log(result, user=user, scope=scope, started=started, error=str(exc))
             raise
         cache.set(key, raw, settings.SEARCH_CACHE_SECONDS)
 
     result.has_next = len(raw) >= RESULTS_PER_PAGE and page < MAX_PAGE
-    own_article = claim.article.normalized_url if claim is not None else None
+    own_article = scope.article_normalized_url if scope is not None else None
     result.results, result.hidden, result.dropped = restrict_and_flag(
         raw, before=before, own_article=own_article
     )
     if user is not None:
-        result.log = _log(result, user=user, claim=claim, task=task, started=started)
+        result.log = _log(result, user=user, scope=scope, started=started)
     return result
 
 
@@ -212,15 +223,7 @@ def restrict_and_flag(
         if placement(r.published, r.date_source, before) is Placement.UNKNOWN
     ]
     # A page opened in the viewer before has an estimated date: it settles unknown ones.
-    estimates = (
-        dict(
-            FetchedPage.objects.filter(
-                normalized_url__in=undated, published__isnull=False
-            ).values_list("normalized_url", "published")
-        )
-        if undated
-        else {}
-    )
+    estimates = FetchedPage.objects.newest_dates(undated) if undated else {}
     marks = flags.flags_for([r.url for r in raw])
     shown: list[FlaggedResult] = []
     hidden = dropped = 0
@@ -252,7 +255,7 @@ def restrict_and_flag(
     return shown, hidden, dropped
 
 
-def check_rate_limit(user: User) -> None:
+def check_rate_limit(user: AbstractBaseUser) -> None:
     """Raise RateLimited when `user` searched SEARCH_RATE_LIMIT times in the last minute.
 
     Counted from SearchLog, so the limit holds across web processes and machines; two
@@ -278,16 +281,15 @@ def _check_window(rows, limit: int, what: str) -> None:
 def _log(
     result: SearchPage,
     *,
-    user: User,
-    claim: Claim | None,
-    task: Task | None,
+    user: AbstractBaseUser,
+    scope: SearchScope | None,
     started: float,
     error: str = "",
 ) -> SearchLog:
     return SearchLog.objects.create(
         user=user,
-        task=task,
-        claim=claim,
+        task_id=scope.task_id if scope is not None else None,
+        claim_id=scope.claim_id if scope is not None else None,
         query=result.query,
         before=result.before,
         country=result.country or "",
@@ -327,8 +329,8 @@ class OpenedPage:
 def open_page(
     url: str,
     *,
-    user: User | None = None,
-    task: Task | None = None,
+    user: AbstractBaseUser | None = None,
+    scope: SearchScope | None = None,
     search_log: SearchLog | None = None,
 ) -> OpenedPage:
     """Fetch `url` for the page viewer, log the click, and say what the page is.
@@ -340,10 +342,14 @@ def open_page(
         _check_window(
             SearchClick.objects.filter(user=user), settings.PAGE_FETCH_RATE_LIMIT, "opened pages"
         )
-    claim = task.claim if task is not None else None
     click = None
     if user is not None:
-        click = SearchClick.objects.create(user=user, task=task, search=search_log, url=url)
+        click = SearchClick.objects.create(
+            user=user,
+            task_id=scope.task_id if scope is not None else None,
+            search=search_log,
+            url=url,
+        )
     try:
         page = fetch.fetch_page(url)
     except (fetch.FetchRefused, fetch.PageUnavailable) as exc:
@@ -357,8 +363,8 @@ def open_page(
             click.save(update_fields=["outcome", "error"])
         raise
     where = (
-        placement(page.published, page.date_source, claim.claim_date)
-        if claim is not None
+        placement(page.published, page.date_source, scope.claim_date)
+        if scope is not None
         else (Placement.UNKNOWN if page.published is None else Placement.BEFORE)
     )
     return OpenedPage(
@@ -367,7 +373,7 @@ def open_page(
         published_on_or_after_claim_date=where is Placement.AFTER,
         misinformation=flags.is_misinformation(url),
         fact_checker=flags.is_fact_checker(url),
-        problem=flags.source_problem(url, claim.article.url if claim is not None else None),
+        problem=flags.source_problem(url, scope.article_url if scope is not None else None),
         click=click,
     )
 
@@ -381,7 +387,10 @@ def source_date_problem(url: str, claim_date: date) -> str | None:
         (page.published, page.date_source)
         for page in (
             Document.objects.filter(normalized_url=key).only("published", "date_source").first(),
-            FetchedPage.objects.filter(normalized_url=key).only("published", "date_source").first(),
+            FetchedPage.objects.of_url(key)
+            .exclude(published=None)
+            .only("published", "date_source")
+            .first(),
         )
         if page is not None and page.published is not None
     ]

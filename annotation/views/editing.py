@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import assignment
 from annotation.blindness import EVIDENCE_PHASES
+from annotation.evidence import evidence_problems
+from annotation.forms import evidence as evidence_forms
+from annotation.forms import phase1 as phase1_forms
 from annotation.models import StaleDraft, Task
+from annotation.phases import registered
 from annotation.vocabulary import Phase
+from annotation.wording import wording_warnings
 
 # Tours a user can dismiss; the name is stored on the account once dismissed.
 TOURS = {"p1", "p2", "p3", "p4", "p5"}
@@ -36,9 +42,6 @@ def editor_task(request: HttpRequest, pk: int, phases: Collection[int]) -> Task:
 def next_task_or_panel(request: HttpRequest, phase: int) -> HttpResponse:
     """After a hand-in: straight on to the next task of the phase, or back to the panel
     saying why there is none."""
-    from django.contrib import messages
-    from django.shortcuts import redirect
-
     try:
         task = assignment.next_task(request.user, phase)
     except assignment.NoTaskAvailable as reason:
@@ -137,23 +140,18 @@ def _side_by_side(mine, theirs):
 
 
 def draft_parsers():
-    from annotation.forms import evidence, phase1
-    from review import forms as check
-
     return {
-        Phase.NORMALISATION: phase1.draft_from_post,
-        Phase.QUESTIONS: evidence.draft_from_post,
-        Phase.QUALITY_CHECK: check.draft_from_post,
-        Phase.DISPUTE: evidence.draft_from_post,
-        Phase.POST_CONTROL: check.draft_from_post,
+        Phase.NORMALISATION: phase1_forms.draft_from_post,
+        Phase.QUESTIONS: evidence_forms.draft_from_post,
+        Phase.DISPUTE: evidence_forms.draft_from_post,
+        # The blind checks' form is review's (annotation/phases.py).
+        **{phase: parts.draft_from_post for phase, parts in registered().items()},
     }
 
 
 def draft_warnings(task: Task, draft: dict) -> dict:
     """Hints to refresh beside the editor after an autosave."""
     if task.phase == Phase.NORMALISATION:
-        from annotation.wording import wording_warnings
-
         return {
             "claims": {
                 i: wording_warnings(c.get("text", ""), c.get("speaker"))
@@ -161,11 +159,12 @@ def draft_warnings(task: Task, draft: dict) -> dict:
             }
         }
     if task.phase in EVIDENCE_PHASES:
-        from annotation.evidence import evidence_problems
-        from annotation.forms.evidence import evidence_from_draft, where
-
-        problems = evidence_problems(evidence_from_draft(draft), task.claim, phase=task.phase)
-        return {"hints": [(where(p.path), p.message) for p in problems if not p.blocking]}
+        problems = evidence_problems(
+            evidence_forms.evidence_from_draft(draft), task.claim, phase=task.phase
+        )
+        return {
+            "hints": [(evidence_forms.where(p.path), p.message) for p in problems if not p.blocking]
+        }
     return {}
 
 

@@ -41,7 +41,8 @@ from annotation.views.editing import (
 )
 from annotation.views.phase1 import article_links
 from annotation.vocabulary import AnswerType, Phase, SourceMedium, Verdict
-from search_proxy import service as search_service
+from search_proxy import fetch, service
+from search_proxy.backends import SearchUnavailable
 
 TEMPLATE = "annotation/evidence.html"
 
@@ -133,7 +134,7 @@ def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -
         "blank_answer": blank_answer(),
         "report_reasons": workflow.REPORT_REASONS,
         "suggestion_kinds": suggestions.kinds_for(task),
-        "search_by_country": search_service.uses_country(),
+        "search_by_country": service.uses_country(),
         "countries": list(countries),
         **_dispute_context(task),
         **extra,
@@ -246,9 +247,6 @@ def source_check(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
     """Search results for the panel beside the editor, restricted to before the claim date."""
-    from search_proxy import service
-    from search_proxy.backends import SearchUnavailable
-
     task = _editor_task(request, pk)
     query = request.GET.get("q", "").strip()
     country_code = request.GET.get("country", "") if service.uses_country() else ""
@@ -277,8 +275,7 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
                 country=country,
                 page=page,
                 user=request.user,
-                claim=task.claim,
-                task=task,
+                scope=task.search_scope(),
             )
         except (service.SearchError, SearchUnavailable) as exc:
             context["error"] = str(exc)
@@ -288,14 +285,15 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def open_result(request: HttpRequest, pk: int) -> HttpResponse:
-    """A result's readable text, sentence by sentence, to select answers from."""
-    from search_proxy import fetch, service
-
+    """A result's readable text, sentence by sentence, to select answers from; when the page
+    cannot be read, the reason and the local index's text of it."""
     task = _editor_task(request, pk)
     url = request.POST.get("url", "")
     context = {"task": task, "url": url}
     try:
-        context["opened"] = service.open_page(url, user=request.user, task=task)
-    except (fetch.FetchRefused, fetch.PageUnavailable, service.SearchError) as exc:
+        context["opened"] = service.open_page(url, user=request.user, scope=task.search_scope())
+    except (fetch.FetchRefused, fetch.PageUnavailable) as exc:
+        context["unreadable"] = fetch.unreadable(url, exc)
+    except service.SearchError as exc:
         context["error"] = str(exc)
     return render(request, "annotation/evidence.html#opened-page", context)

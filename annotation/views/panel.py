@@ -5,12 +5,14 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import assignment
 from annotation.blindness import EVIDENCE_PHASES, blind_claim, is_blind
 from annotation.models import Task
+from annotation.phases import parts_of
 from annotation.views import evidence, phase1
 from annotation.views.editing import own_task_or_404
 from annotation.vocabulary import Phase
@@ -63,8 +65,6 @@ def start_next(request: HttpRequest, phase: int) -> HttpResponse:
 
 
 def task_url(task: Task) -> str:
-    from django.urls import reverse
-
     return reverse("annotation:task", args=[task.pk])
 
 
@@ -84,9 +84,8 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
             return phase1.normalisation_page(request, task)
         if task.phase in EVIDENCE_PHASES:
             return evidence.evidence_page(request, task)
-        from review.views import check_page  # review builds on annotation, not the reverse
-
-        return check_page(request, task)
+        # The blind checks' screen is review's, which builds on annotation.
+        return parts_of(task.phase).screen(request, task)
     own = Task.objects.filter(
         annotator=request.user, phase=task.phase, status=Task.Status.SUBMITTED
     ).order_by("submitted_at", "id")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -44,6 +46,33 @@ def article_links(url: str) -> dict:
     live = unwrap_archive_url(url)
     archived = url if archive_timestamp(url) else f"https://web.archive.org/web/2/{live}"
     return {"live": live, "archived": archived}
+
+
+def error_summary(formset) -> list[dict]:
+    """What blocks a submission, claim by claim in screen order, each linking to its field
+    (a group of choices links to its first choice)."""
+    summary = [{"anchor": "claims", "where": "", "message": m} for m in formset.non_form_errors()]
+    for number, form in enumerate(formset.forms, start=1):
+        summary += [
+            {"anchor": "claims", "where": f"Claim {number}", "message": m}
+            for m in form.non_field_errors()
+        ]
+        for name in form.errors:
+            if name == NON_FIELD_ERRORS:
+                continue
+            field = form[name]
+            choices = isinstance(
+                field.field.widget, (forms.RadioSelect, forms.CheckboxSelectMultiple)
+            )
+            summary += [
+                {
+                    "anchor": f"{field.auto_id}_0" if choices else field.auto_id,
+                    "where": f"Claim {number}: {field.label}",
+                    "message": message,
+                }
+                for message in field.errors
+            ]
+    return summary
 
 
 def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
@@ -113,7 +142,8 @@ def submit(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, TEMPLATE, context, status=409)
     if not formset.is_valid():
         _keep(task, draft)
-        return render(request, TEMPLATE, _context(request, task, formset), status=422)
+        context = _context(request, task, formset, summary=error_summary(formset))
+        return render(request, TEMPLATE, context, status=422)
     claims = [form.normalised_claim() for form in formset.forms]
     stopping = [
         (c.text, reason)

@@ -7,11 +7,18 @@
   const form = document.querySelector("form[data-editor]");
   let dirty = false;
 
-  // htmx asks this before each autosave: only send when something changed and the page
-  // has not learnt that another tab saved newer work.
+  // Whether an autosave is due: something changed and the page has not learnt that another
+  // tab saved newer work.
   window.editorDirty = function () {
     return dirty && !document.querySelector("[data-conflict]");
   };
+
+  // htmx posts the form on an "autosave" event (hx-trigger="autosave"); this file decides
+  // when: 400 ms after focus leaves a field and every 5 s, whenever a save is due. The
+  // decision lives here because htmx trigger filters need eval, which the CSP refuses.
+  function requestSave() {
+    if (form && !leaving && window.editorDirty()) form.dispatchEvent(new CustomEvent("autosave"));
+  }
 
   // Autosave state for leaving the page: a save in flight or one that failed means the
   // server does not have what is on screen yet.
@@ -51,10 +58,20 @@
   function saveUrl() { return form.getAttribute("hx-post"); }
 
   if (form) {
+    let focusTimer = null;
+    form.addEventListener("focusout", () => {
+      clearTimeout(focusTimer);
+      focusTimer = setTimeout(requestSave, 400);
+    });
+    window.setInterval(requestSave, 5000);
     form.addEventListener("input", () => { dirty = true; keepLocally(); });
     form.addEventListener("change", () => { dirty = true; keepLocally(); });
     form.addEventListener("htmx:beforeRequest", (event) => {
-      if (event.detail.elt === form) dirty = false;
+      if (event.detail.elt !== form) return;
+      // An autosave queued behind the one in flight must not go out after a submit has
+      // started: it would bump the version under the submit, which then looks stale.
+      if (leaving) { event.preventDefault(); return; }
+      dirty = false;
     });
     form.addEventListener("htmx:afterRequest", (event) => {
       if (event.detail.elt !== form) return;
@@ -129,7 +146,7 @@
     const status = document.getElementById("save-status");
     if (status) { status.removeAttribute("data-conflict"); status.classList.remove("conflict"); }
     dirty = true;
-    if (window.htmx) window.htmx.trigger(form, "focusout");
+    requestSave();
   }
 
   // Replace elements by id with those of an HTML answer (the autosave fragment and its

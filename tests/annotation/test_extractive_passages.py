@@ -14,8 +14,10 @@ from django.utils import timezone
 from annotation import workflow
 from annotation.models import Answer
 from annotation.vocabulary import Phase
+from search_proxy.fetch import fetch_page
 from search_proxy.models import FetchedPage
 from tests import steps
+from tests.search_proxy.conftest import WebServer
 
 PAGE = "https://council.example.gov/budget-2019/0"
 SENTENCES = [
@@ -32,11 +34,50 @@ def snapshot(db) -> FetchedPage:
     )
 
 
-def submit_with_answer(annotator, second_annotator, text: str):
+@pytest.fixture
+def page_server(settings):
+    """A web site on 127.0.0.1 that the page fetcher may reach (for this test only)."""
+    server = WebServer()
+    server.thread.start()
+    settings.PAGE_FETCH_ALLOWED_NETWORKS = ["127.0.0.1/32"]
+    settings.PAGE_FETCH_TIMEOUT = 3.0
+    yield server
+    server.httpd.shutdown()
+    server.httpd.server_close()
+    server.thread.join(timeout=5)
+
+
+def budget_page(*paragraphs: str) -> str:
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (
+        "<html><head><title>Council budget 2019</title></head><body><article>"
+        f"<h1>Council budget 2019</h1>{body}</article></body></html>"
+    )
+
+
+FIRST_VERSION = budget_page(
+    "The council published its budget for the year in March 2019.",
+    "The 2019 budget allocated 2.1 million pounds to parks and open spaces.",
+)
+# A correction: a paragraph added above the passage, and the passage itself rewritten.
+SECOND_VERSION = budget_page(
+    "Correction: an earlier version of this page gave the wrong figure for parks.",
+    "The council published its budget for the year in March 2019.",
+    "The 2019 budget allocated 2.4 million pounds to parks and open spaces.",
+)
+
+
+def serve_budget(server, html: str) -> str:
+    return server.serve("/budget", html, headers={"Content-Type": "text/html; charset=utf-8"})
+
+
+def submit_with_answer(annotator, second_annotator, text: str, source_url: str | None = None):
     steps.new_article()
     steps.normalise(annotator)
     data = steps.evidence(questions=1)
     answer = dataclasses.replace(data.questions[0].answers[0], text=text)
+    if source_url is not None:
+        answer = dataclasses.replace(answer, source_url=source_url)
     question = dataclasses.replace(data.questions[0], answers=[answer])
     data = dataclasses.replace(data, questions=[question])
     workflow.submit_evidence(steps.take(second_annotator, Phase.QUESTIONS), data)
@@ -77,3 +118,54 @@ def test_offsets_are_exported_only_when_asked(annotator, second_annotator, snaps
     passage = extended_answer["extractive_passage"]
     assert snapshot.text[passage["start"] : passage["end"]] == "2.1 million pounds"
     assert passage["snapshot_url"] == PAGE
+
+
+def test_an_answer_keeps_its_snapshot_and_offsets_after_the_page_changed(
+    annotator, second_annotator, page_server
+):
+    url = serve_budget(page_server, FIRST_VERSION)
+    fetch_page(url)  # what opening it in the viewer does
+    selected = "2.1 million pounds to parks"
+    answer = submit_with_answer(annotator, second_annotator, selected, source_url=url)
+    made_from, start, end = answer.passage_snapshot, answer.passage_start, answer.passage_end
+    assert made_from is not None and made_from.text[start:end] == selected
+
+    serve_budget(page_server, SECOND_VERSION)
+    fetch_page(url, refresh=True)
+
+    answer.refresh_from_db()
+    assert FetchedPage.objects.count() == 2
+    assert (answer.passage_snapshot_id, answer.passage_start, answer.passage_end) == (
+        made_from.pk,
+        start,
+        end,
+    )
+    assert answer.passage_snapshot.text[start:end] == selected
+
+
+def test_a_passage_read_before_the_page_changed_points_at_the_snapshot_it_was_read_from(
+    annotator, second_annotator, page_server
+):
+    url = serve_budget(page_server, FIRST_VERSION)
+    fetch_page(url)
+    serve_budget(page_server, SECOND_VERSION)
+    fetch_page(url, refresh=True)  # someone else opened it after it changed
+    selected = "2.1 million pounds to parks"
+    answer = submit_with_answer(annotator, second_annotator, selected, source_url=url)
+    first = FetchedPage.objects.order_by("fetched_at").first()
+    assert answer.passage_snapshot == first
+    assert first.text[answer.passage_start : answer.passage_end] == selected
+
+
+def test_a_passage_found_in_two_snapshots_points_at_the_newest(
+    annotator, second_annotator, page_server
+):
+    url = serve_budget(page_server, FIRST_VERSION)
+    fetch_page(url)
+    serve_budget(page_server, SECOND_VERSION)
+    fetch_page(url, refresh=True)
+    selected = "published its budget for the year"
+    answer = submit_with_answer(annotator, second_annotator, selected, source_url=url)
+    newest = FetchedPage.objects.order_by("fetched_at").last()
+    assert answer.passage_snapshot == newest
+    assert newest.text[answer.passage_start : answer.passage_end] == selected

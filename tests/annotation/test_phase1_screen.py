@@ -282,3 +282,29 @@ def test_wording_hints_follow_the_typing(logged_in):
 
 def test_wording_hints_need_a_signed_in_user(client, db):
     assert client.get(reverse("annotation:wording-hints")).status_code == 302
+
+
+def test_a_refused_submit_lists_every_problem_with_a_link_to_its_field(logged_in, p1_task):
+    data = form_data(
+        claim_fields(0),
+        claim_fields(1, fact_checker_label="", claim_types=[]),
+    )
+    response = logged_in.post(reverse("annotation:submit-normalisation", args=[p1_task.pk]), data)
+    assert response.status_code == 422
+    page = response.content.decode()
+    summary = page[page.index('id="error-summary"') :]
+    summary = summary[: summary.index("</div>")]
+    assert "2 things to fix before submitting" in summary
+    assert "Claim 2: Fact-checker&#x27;s verdict" in summary
+    assert "Claim 2: Claim types" in summary
+    # Each link leads to an element of the page (the first choice of a choice group).
+    anchors = [part.split('"')[0] for part in summary.split('href="#')[1:]]
+    assert anchors == ["id_claims-1-fact_checker_label_0", "id_claims-1-claim_types_0"]
+    for anchor in anchors:
+        assert f'id="{anchor}"' in page
+
+
+def test_a_valid_page_has_no_error_summary(logged_in, p1_task):
+    response = logged_in.get(reverse("annotation:task", args=[p1_task.pk]))
+    assert response.status_code == 200
+    assert 'id="error-summary"' not in response.content.decode()

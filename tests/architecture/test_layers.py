@@ -16,19 +16,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("pipeline", "search_proxy", "annotation", "review", "exports")
 RANK = {app: rank for rank, app in enumerate(LAYERS)}
-# Upward imports still to be taken out (issue #12); the list may only shrink.
-KNOWN_UPWARD = {
-    ("annotation.serializers", "review.checks"),
-    ("annotation.serializers", "review.models"),
-    ("annotation.views.editing", "review.forms"),
-    ("annotation.views.panel", "review.views"),
-    ("annotation.workflow", "review.checks"),
-    ("annotation.workflow", "review.models"),
-    ("search_proxy.api", "annotation.blindness"),
-    ("search_proxy.api", "annotation.models"),
-    ("search_proxy.indexing", "annotation.models"),
-    ("search_proxy.service", "annotation.models"),
-}
 
 
 def _module(path: Path) -> str:
@@ -114,13 +101,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_app_imports_an_app_above_it():
-    new = upward_imports(import_graph()) - KNOWN_UPWARD
-    assert not new, f"imports against the layers {LAYERS}: {sorted(new)}"
-
-
-def test_the_list_of_known_upward_imports_only_shrinks():
-    gone = KNOWN_UPWARD - upward_imports(import_graph())
-    assert not gone, f"fixed, so take them off KNOWN_UPWARD: {sorted(gone)}"
+    upward = upward_imports(import_graph())
+    assert not upward, f"imports against the layers {LAYERS}: {sorted(upward)}"
 
 
 def test_no_modules_import_each_other():

@@ -38,12 +38,49 @@ def browser():
         browser.close()
 
 
+# Every page reports what the Content-Security-Policy refused; the console also says so.
+# (Playwright runs a wait_for_function expression with eval, which the policy refuses: give
+# it an arrow function instead, "() => ...".)
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+    window.reportCspViolation(
+        `${event.violatedDirective} refused ${event.blockedURI || "inline code"}` +
+        ` at ${event.sourceFile || document.location.href}:${event.lineNumber}`
+    );
+});
+"""
+# Chromium's wording for a refusal by the policy, and htmx's when asked to eval.
+CSP_CONSOLE_WORDS = ("Content Security Policy", "evalDisallowed")
+
+
 @pytest.fixture
-def new_page(browser, live_server):
+def csp_violations():
+    """What the Content-Security-Policy refused on any page a test opened. Every browser test
+    fails at teardown when this is not empty: a refused script or style is a broken page."""
+    found: list[str] = []
+    yield found
+    assert not found, "the Content-Security-Policy refused:\n" + "\n".join(found)
+
+
+@pytest.fixture
+def new_page(browser, live_server, csp_violations):
     contexts = []
 
     def make(viewport=DESKTOP, **options):
         context = browser.new_context(viewport=viewport, base_url=live_server.url, **options)
+        context.expose_binding(
+            "reportCspViolation", lambda source, text: csp_violations.append(text)
+        )
+        context.add_init_script(REPORT_CSP_VIOLATIONS)
+        context.on(
+            "console",
+            lambda message: (
+                csp_violations.append(f"console: {message.text}")
+                if message.type == "error" and any(w in message.text for w in CSP_CONSOLE_WORDS)
+                else None
+            ),
+        )
+        context.on("weberror", lambda error: csp_violations.append(f"uncaught: {error.error}"))
         # The fact-checking article frame points at the Internet Archive, which this
         # machine cannot reach; answer such requests locally so tests never leave 127.0.0.1.
         context.route(

@@ -149,7 +149,7 @@ def test_typing_in_a_closed_page_is_back_on_the_next_open(new_page, p3_task):
     again.wait_for_load_state()
     again.locator("#justification").wait_for()
     again.wait_for_function(
-        "document.querySelector('#justification').value === 'typed just before the crash'"
+        "() => document.querySelector('#justification').value === 'typed just before the crash'"
     )
     p3_task.refresh_from_db()
     assert p3_task.draft["justification"] == "typed just before the crash"
@@ -168,7 +168,7 @@ def test_closing_a_page_mid_typing_keeps_the_text(new_page, p3_task):
     if again.locator("#local-draft").is_visible():
         again.get_by_role("button", name="Put it back").click()
     again.wait_for_function(
-        "document.querySelector('#justification').value === 'closed without waiting'"
+        "() => document.querySelector('#justification').value === 'closed without waiting'"
     )
 
 
@@ -352,3 +352,31 @@ def test_a_failed_evidence_submit_shows_a_summary_and_sources_are_checked_on_ent
         phone.get_by_role("button", name="Check and submit").click()
     phone.locator("#error-summary").wait_for()
     screenshot(phone, "error-summary-phone", tmp_path)
+
+
+def test_a_submit_is_not_overtaken_by_an_autosave_queued_behind_a_slow_one(new_page, p3_task):
+    page = new_page()
+    sign_in(page, "alice")
+    page.goto(f"/annotate/tasks/{p3_task.pk}/")
+    held, drafts = [], []
+    page.on("request", lambda r: drafts.append(r) if r.url.endswith("/draft/") else None)
+    # The first autosave hangs until released; any later one goes straight through.
+    page.route("**/draft/", lambda route: held.append(route) if not held else route.continue_())
+
+    page.fill("#justification", "The budget shows 2.1 million.")
+    page.locator("h1, nav.crumbs").first.click()
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert len(held) == 1
+    page.locator("#verdict").get_by_label("Refuted", exact=True).check()
+    page.locator("h1, nav.crumbs").first.click()
+    page.wait_for_timeout(800)  # the second autosave is now queued behind the first
+    page.get_by_role("button", name="Submit check").click()  # waits for the save in flight
+    with page.expect_navigation():
+        held[0].continue_()
+    check = QualityCheck.objects.get(task=p3_task)
+    assert check.verdict == "Refuted"
+    assert check.justification == "The budget shows 2.1 million."
+    assert len(drafts) == 1  # the queued autosave never went out after the submit

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from annotation import workflow
 from annotation.models import Claim, Task
 from annotation.submissions import FlagData, QualityVerdict
-from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
+from annotation.vocabulary import CLAIM_TOO_VAGUE, AnswerType, Phase
 from review.checks import check_problems
 from review.models import QualityCheck
 from tests import steps
@@ -122,3 +122,52 @@ def test_the_screen_refuses_what_the_rules_refuse(client, crew, p3_task, check, 
     assert response.status_code == 422
     message = check_problems(check, Phase.QUALITY_CHECK)[0].message
     assert message.replace("'", "&#x27;") in response.content.decode()
+
+
+@pytest.fixture
+def p3_task_with_an_unanswerable_answer(crew) -> Task:
+    steps.new_article()
+    steps.normalise(crew[0])
+    evidence = steps.evidence()
+    evidence.questions[1].answers = [
+        workflow.AnswerData(text="", answer_type=AnswerType.UNANSWERABLE)
+    ]
+    workflow.submit_evidence(steps.take(crew[1], Phase.QUESTIONS), evidence)
+    return steps.take(crew[2], Phase.QUALITY_CHECK)
+
+
+SOURCE_FLAG_ON_UNANSWERABLE = QualityVerdict(
+    "Refuted", "The budget says 2.1 million.", flags=[FlagData("answer_wrong_unsupported", 1, 0)]
+)
+
+
+def test_a_flag_about_the_source_cannot_be_put_on_an_unanswerable_answer():
+    shown = {0: {0: AnswerType.EXTRACTIVE}, 1: {0: AnswerType.UNANSWERABLE}}
+    problems = check_problems(SOURCE_FLAG_ON_UNANSWERABLE, Phase.QUALITY_CHECK, shown)
+    assert [p.path for p in problems] == ["flags.0.code"]
+    on_extractive = QualityVerdict(
+        "Refuted", "Because.", flags=[FlagData("answer_wrong_unsupported", 0, 0)]
+    )
+    assert check_problems(on_extractive, Phase.QUALITY_CHECK, shown) == []
+    unrelated = QualityVerdict("Refuted", "Because.", flags=[FlagData("answer_unrelated", 1, 0)])
+    assert check_problems(unrelated, Phase.QUALITY_CHECK, shown) == []
+
+
+def test_the_workflow_and_the_api_refuse_a_source_flag_on_an_unanswerable_answer(
+    crew, p3_task_with_an_unanswerable_answer
+):
+    task = p3_task_with_an_unanswerable_answer
+    with pytest.raises(workflow.WorkflowError, match=r"flags\.0\.code"):
+        workflow.submit_quality_check(task, SOURCE_FLAG_ON_UNANSWERABLE)
+    api = APIClient()
+    api.force_authenticate(crew[2])
+    payload = {
+        "verdict": "Refuted",
+        "justification": "Because.",
+        "unreadable": False,
+        "flags": [vars(flag) for flag in SOURCE_FLAG_ON_UNANSWERABLE.flags],
+    }
+    response = api.post(f"/api/v1/tasks/{task.pk}/submit/", payload, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["flags"]["0"]["code"]
+    assert not QualityCheck.objects.exists()

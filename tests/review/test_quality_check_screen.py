@@ -211,3 +211,14 @@ def test_an_unanswerable_answer_offers_no_source_flags(checker, p3_task):
     assert "source may be biased" not in unanswerable
     assert "the source does not support it" not in unanswerable
     assert "answer not understandable" in unanswerable
+
+
+def test_a_refused_check_lists_what_to_fix_with_links_to_the_fields(checker, p3_task):
+    response = submit(checker, p3_task)
+    assert response.status_code == 422
+    page = response.content.decode()
+    summary = page[page.index('id="error-summary"') :]
+    summary = summary[: summary.index("</div>")]
+    assert "2 things to fix before submitting" in summary
+    assert 'href="#verdict">Verdict: Choose a verdict' in summary
+    assert 'href="#justification">Justification: Explain' in summary

@@ -114,6 +114,15 @@ def web_server() -> Iterator[WebServer]:
         server.thread.join(timeout=5)
 
 
+@pytest.fixture
+def local_pages(settings, web_server):
+    """The suite's server on 127.0.0.1, exempted from the page fetcher's address check for
+    this test only: the one way to run the real fetch end to end without the network."""
+    settings.PAGE_FETCH_ALLOWED_NETWORKS = ["127.0.0.1/32"]
+    settings.PAGE_FETCH_TIMEOUT = 3.0
+    return web_server
+
+
 @pytest.fixture(autouse=True)
 def _empty_search_cache():
     caches["default"].clear()

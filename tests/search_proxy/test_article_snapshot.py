@@ -27,13 +27,6 @@ def eager_tasks():
     current_app.conf.task_always_eager, current_app.conf.task_eager_propagates = saved
 
 
-@pytest.fixture
-def local_pages(settings, web_server):
-    settings.PAGE_FETCH_ALLOWED_NETWORKS = ["127.0.0.1/32"]
-    settings.PAGE_FETCH_TIMEOUT = 3.0
-    return web_server
-
-
 def article_text(client, annotator, url: str) -> str:
     steps.new_article(url=url)
     task = assignment.next_task(annotator, Phase.NORMALISATION)

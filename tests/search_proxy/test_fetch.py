@@ -23,14 +23,6 @@ from tests.search_proxy.conftest import recorded
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def local_pages(settings, web_server):
-    """The suite's server on 127.0.0.1, exempted from the address check for this test only."""
-    settings.PAGE_FETCH_ALLOWED_NETWORKS = ["127.0.0.1/32"]
-    settings.PAGE_FETCH_TIMEOUT = 3.0
-    return web_server
-
-
 def html(body: str) -> dict:
     return {"body": body, "headers": {"Content-Type": "text/html; charset=utf-8"}}
 

@@ -122,7 +122,7 @@ def test_google_results_are_restricted_and_marked_by_the_service(google, setting
     settings.SEARCH_BACKEND = "google"
     MisinformationDomain.objects.create(domain="americasfreedomfighters.com")
     google.serve(GOOGLE_PATH, json_body("google_results.json"))
-    page = service.search("council parks", claim=claim)
+    page = service.search("council parks", scope=claim.search_scope())
     (request,) = google.requests_to(GOOGLE_PATH)
     assert request.query["gl"] == ["gb"]  # the claim's location
     by_url = {r.url: r for r in page.results}
@@ -210,7 +210,7 @@ def test_brave_without_a_key_is_unavailable_and_says_why(settings):
 def test_brave_results_are_restricted_and_marked_by_the_service(brave, settings, claim):
     settings.SEARCH_BACKEND = "brave"
     brave.serve(BRAVE_PATH, json_body("brave_results.json"))
-    page = service.search("council parks", claim=claim)
+    page = service.search("council parks", scope=claim.search_scope())
     assert brave.requests_to(BRAVE_PATH)[0].query["country"] == ["GB"]
     urls = [r.url for r in page.results]
     assert "https://news.example.com/2020/10/31/parks-budget-row" not in urls

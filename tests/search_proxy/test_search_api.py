@@ -12,6 +12,7 @@ from search_proxy import service
 from search_proxy.backends import SearchResult
 from search_proxy.dates import DateSource
 from search_proxy.models import Document, MisinformationDomain, SearchClick, SearchLog
+from search_proxy.webaddress import normalize_url
 from tests.factories import PooledTaskFactory
 from tests.search_proxy.conftest import CLAIM_DATE, recorded
 
@@ -180,13 +181,6 @@ def test_an_unconfigured_backend_answers_503(researcher_api, settings):
 # --- Opening a page ------------------------------------------------------------------------
 
 
-@pytest.fixture
-def local_pages(settings, web_server):
-    """The suite's server on 127.0.0.1, exempted from the address check for this test only."""
-    settings.PAGE_FETCH_ALLOWED_NETWORKS = ["127.0.0.1/32"]
-    return web_server
-
-
 def test_opening_a_page_returns_its_sentences_and_logs_the_click(api, p2_task, local_pages):
     url = local_pages.serve(
         "/article",
@@ -222,6 +216,24 @@ def test_a_page_that_cannot_be_fetched_is_502(api, p2_task, local_pages):
     response = api.post(OPEN, {"url": url, "task": p2_task.pk})
     assert response.status_code == 502
     assert SearchClick.objects.get().outcome == "failed"
+
+
+def test_a_page_that_cannot_be_fetched_comes_with_its_indexed_text(api, p2_task, local_pages):
+    url = local_pages.serve("/gone", "<p>gone</p>", status=410)
+    Document.objects.create(
+        url=url,
+        normalized_url=normalize_url(url),
+        title="Parks budget",
+        text="The council spent 2.1 million pounds on parks.\nMaintenance cost more.",
+    )
+    response = api.post(OPEN, {"url": url, "task": p2_task.pk})
+    assert response.status_code == 502
+    body = response.json()
+    assert "HTTP 410" in body["detail"]
+    assert body["indexed"] == {
+        "title": "Parks budget",
+        "sentences": ["The council spent 2.1 million pounds on parks.", "Maintenance cost more."],
+    }
 
 
 def test_opening_someone_elses_search_or_task_is_404(researcher_api, p2_task, second_annotator):
@@ -274,7 +286,8 @@ def test_the_results_partial_shows_the_marks(claim, monkeypatch):
 
     monkeypatch.setattr(service, "get_backend", lambda name=None: Fixed())
     MisinformationDomain.objects.create(domain="satire.example.net")
-    html = render_to_string("search_proxy/results.html", {"page": service.search("x", claim=claim)})
+    page = service.search("x", scope=claim.search_scope())
+    html = render_to_string("search_proxy/results.html", {"page": page})
     assert "date unknown" in html
     assert "misinformation / satire source" in html
     assert "fact-checker: not allowed as evidence" in html

@@ -47,7 +47,7 @@ def backend(monkeypatch) -> CountingBackend:
 
 
 def test_a_claim_gives_the_date_and_country(backend, claim):
-    page = service.search("parks budget", claim=claim)
+    page = service.search("parks budget", scope=claim.search_scope())
     assert backend.calls == [
         {"query": "parks budget", "before": CLAIM_DATE, "country": "GB", "page": 1}
     ]
@@ -55,13 +55,13 @@ def test_a_claim_gives_the_date_and_country(backend, claim):
 
 
 def test_a_later_date_than_the_claim_date_is_never_searched(backend, claim):
-    service.search("parks", before=CLAIM_DATE + 100 * DAY, claim=claim)
-    service.search("parks", before=CLAIM_DATE - 100 * DAY, claim=claim)
+    service.search("parks", before=CLAIM_DATE + 100 * DAY, scope=claim.search_scope())
+    service.search("parks", before=CLAIM_DATE - 100 * DAY, scope=claim.search_scope())
     assert [c["before"] for c in backend.calls] == [CLAIM_DATE, CLAIM_DATE - 100 * DAY]
 
 
 def test_the_annotator_may_choose_another_country(backend, claim):
-    service.search("parks", country="us", claim=claim)
+    service.search("parks", country="us", scope=claim.search_scope())
     assert backend.calls[0]["country"] == "US"
 
 
@@ -118,7 +118,7 @@ def test_results_are_marked_and_the_claims_own_article_hidden(monkeypatch, claim
     )
     monkeypatch.setattr(service, "get_backend", lambda name=None: fake)
     MisinformationDomain.objects.create(domain="theonion.com")
-    page = service.search("parks", claim=claim)
+    page = service.search("parks", scope=claim.search_scope())
     assert (page.hidden, page.dropped) == (1, 1)
     satire, check = page.results
     assert satire.misinformation and not satire.fact_checker and not satire.date_unknown
@@ -130,8 +130,8 @@ def test_results_are_marked_and_the_claims_own_article_hidden(monkeypatch, claim
 
 
 def test_a_repeated_search_is_served_from_the_cache(backend, claim):
-    first = service.search("Parks  Budget", claim=claim)
-    second = service.search("parks budget", claim=claim)
+    first = service.search("Parks  Budget", scope=claim.search_scope())
+    second = service.search("parks budget", scope=claim.search_scope())
     assert len(backend.calls) == 1
     assert (first.from_cache, second.from_cache) == (False, True)
     assert second.results == first.results
@@ -142,22 +142,22 @@ def test_a_repeated_search_is_served_from_the_cache(backend, claim):
     [{"page": 2}, {"country": "US"}, {"before": CLAIM_DATE - DAY}, {"query": "parks other"}],
 )
 def test_a_different_page_country_date_or_query_is_a_new_search(backend, claim, change):
-    service.search("parks", claim=claim)
-    service.search(**{"query": "parks", "claim": claim, **change})
+    service.search("parks", scope=claim.search_scope())
+    service.search(**{"query": "parks", "scope": claim.search_scope(), **change})
     assert len(backend.calls) == 2
 
 
 def test_the_cache_forgets_after_its_time(backend, claim, settings):
     settings.SEARCH_CACHE_SECONDS = 0  # expire at once
-    service.search("parks", claim=claim)
-    service.search("parks", claim=claim)
+    service.search("parks", scope=claim.search_scope())
+    service.search("parks", scope=claim.search_scope())
     assert len(backend.calls) == 2
 
 
 def test_cached_results_are_still_checked_against_the_current_domain_lists(backend, claim):
-    assert not service.search("parks", claim=claim).results[0].misinformation
+    assert not service.search("parks", scope=claim.search_scope()).results[0].misinformation
     MisinformationDomain.objects.create(domain="news.example.com")
-    assert service.search("parks", claim=claim).results[0].misinformation
+    assert service.search("parks", scope=claim.search_scope()).results[0].misinformation
 
 
 def test_the_local_index_is_cached_like_the_others(claim, django_assert_max_num_queries):
@@ -168,9 +168,9 @@ def test_the_local_index_is_cached_like_the_others(claim, django_assert_max_num_
         published=CLAIM_DATE - DAY,
         date_source=DateSource.GIVEN,
     )
-    service.search("parks", claim=claim)
+    service.search("parks", scope=claim.search_scope())
     with django_assert_max_num_queries(2):  # the two domain lists, no full-text query
-        again = service.search("parks", claim=claim)
+        again = service.search("parks", scope=claim.search_scope())
     assert again.from_cache and len(again.results) == 1
 
 
@@ -216,7 +216,7 @@ def test_a_limit_of_zero_means_no_limit(backend, annotator, settings):
 
 
 def test_each_search_by_a_person_is_logged_with_what_it_showed(backend, p2_task, annotator):
-    page = service.search("parks budget", user=annotator, task=p2_task)
+    page = service.search("parks budget", user=annotator, scope=p2_task.search_scope())
     log = SearchLog.objects.get()
     assert page.log == log
     assert (log.user, log.task, log.claim) == (annotator, p2_task, p2_task.claim)

@@ -1,5 +1,8 @@
 """The search API under /api/v1/search/: what the Phase 2 search bar and page viewer do.
 
+It lives in annotation because it starts from the caller's task; the searching itself is
+search_proxy's (service.search and service.open_page, given the task's SearchScope).
+
 - GET  /api/v1/search/?q=&before=&country=&page=&task=  one page of marked results;
 - POST /api/v1/search/open/ {url, task?, search?}       a page's sentences, the click logged.
 
@@ -81,7 +84,7 @@ def search(request: Request) -> Response:
             country=data.get("country"),
             page=data["page"],
             user=request.user,
-            task=task,
+            scope=task.search_scope() if task is not None else None,
         )
     except service.InvalidSearch as exc:
         return _error(exc, status.HTTP_400_BAD_REQUEST)
@@ -104,7 +107,10 @@ def search(request: Request) -> Response:
             description="The address or page is refused (private address, too large...)."
         ),
         429: OpenApiResponse(description="Too many pages opened; see Retry-After."),
-        502: OpenApiResponse(description="The page could not be fetched."),
+        502: OpenApiResponse(
+            description='The page could not be fetched; "indexed" holds the local search '
+            "index's title and sentences of it, or null."
+        ),
     },
 )
 @api_view(["POST"])
@@ -119,7 +125,12 @@ def open_page(request: Request) -> Response:
         if search_log is None:
             raise NotFound("No such search of yours.")
     try:
-        opened = service.open_page(data["url"], user=request.user, task=task, search_log=search_log)
+        opened = service.open_page(
+            data["url"],
+            user=request.user,
+            scope=task.search_scope() if task is not None else None,
+            search_log=search_log,
+        )
     except service.RateLimited as exc:
         return _error(
             exc, status.HTTP_429_TOO_MANY_REQUESTS, **{"Retry-After": str(exc.retry_after)}
@@ -127,5 +138,10 @@ def open_page(request: Request) -> Response:
     except fetch.FetchRefused as exc:
         return _error(exc, status.HTTP_422_UNPROCESSABLE_ENTITY)
     except fetch.PageUnavailable as exc:
-        return _error(exc, status.HTTP_502_BAD_GATEWAY)
+        # As the viewer does: the local index's text of the page, when it has one.
+        indexed = fetch.indexed_copy(data["url"])
+        body = {"detail": str(exc), "indexed": None}
+        if indexed is not None:
+            body["indexed"] = {"title": indexed.title, "sentences": list(indexed.sentences)}
+        return Response(body, status=status.HTTP_502_BAD_GATEWAY)
     return Response(OpenedPageSerializer(opened).data)

@@ -1,8 +1,15 @@
+"""`index_documents`: corpora and the evidence pages of imported claims into the local index.
+
+The command is annotation's because --from-dataset reads its claims; the indexing itself is
+search_proxy's (search_proxy/indexing.py), which is handed the answers to read.
+"""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from annotation.models import Answer
 from search_proxy.indexing import (
     CorpusFormatError,
     IndexReport,
@@ -60,7 +67,9 @@ class Command(BaseCommand):
         if from_dataset:
             with tqdm(desc="Indexing dataset evidence", unit="doc", disable=quiet) as bar:
                 report = index_records(
-                    dataset_evidence(),
+                    dataset_evidence(
+                        Answer.objects.cited_by_imported_claims().iterator(chunk_size=2000)
+                    ),
                     corpus=corpus or "dataset evidence",
                     batch_size=batch_size,
                     progress=bar.update,

@@ -2,11 +2,11 @@
 
 from django.urls import path
 
-from search_proxy import api
+from annotation import search_api
 
 app_name = "search"
 
 urlpatterns = [
-    path("", api.search, name="search"),
-    path("open/", api.open_page, name="open"),
+    path("", search_api.search, name="search"),
+    path("open/", search_api.open_page, name="open"),
 ]
