@@ -87,6 +87,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+        # A kept connection the server dropped (restart, failover, pg_terminate_backend) is
+        # replaced when the next request starts, instead of failing that request with a 500.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
