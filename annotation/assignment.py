@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import PhaseQuota, Task, User
@@ -89,6 +89,48 @@ def current_task(annotator: User, phase: int) -> Task | None:
         .order_by("-status", "assigned_at", "id")  # in_progress sorts before assigned
         .first()
     )
+
+
+def phase_standings(annotator: User) -> dict[int, dict]:
+    """Per phase, where the annotator stands, for the control panel: tasks handed in and
+    held, the task current_task() would name, the last hand-in and what quota_left() would
+    say. A handful of queries for all phases together, rather than a few per phase: the panel
+    is the page every annotator opens between tasks."""
+    held_statuses = (Task.Status.ASSIGNED, Task.Status.IN_PROGRESS)
+    mine = Task.objects.filter(annotator=annotator)
+    counts = {
+        row["phase"]: row
+        for row in mine.values("phase").annotate(
+            done=Count("id", filter=Q(status=Task.Status.SUBMITTED)),
+            held=Count("id", filter=Q(status__in=held_statuses)),
+            last_at=Max("submitted_at", filter=Q(status=Task.Status.SUBMITTED)),
+        )
+    }
+    current: dict[int, Task] = {}
+    # The same order as current_task(): the one in progress first, then the oldest assigned.
+    for task in mine.filter(status__in=held_statuses).order_by("-status", "assigned_at", "id"):
+        current.setdefault(task.phase, task)
+    latest = Q(pk__in=[])
+    for phase, row in counts.items():
+        if row["last_at"] is not None:
+            latest |= Q(phase=phase, submitted_at=row["last_at"])
+    last: dict[int, Task] = {}
+    for task in mine.filter(latest, status=Task.Status.SUBMITTED).order_by("-id"):
+        last.setdefault(task.phase, task)
+    limits = dict(PhaseQuota.objects.filter(annotator=annotator).values_list("phase", "limit"))
+    standings = {}
+    for phase in Phase.values:
+        row = counts.get(phase, {"done": 0, "held": 0})
+        limit = limits.get(phase)
+        standings[phase] = {
+            "done": row["done"],
+            "held": row["held"],
+            "current": current.get(phase),
+            "last_submitted": last.get(phase),
+            # Quotas count what is held and what was handed in, as counted_tasks() does.
+            "quota_left": None if limit is None else max(0, limit - row["done"] - row["held"]),
+        }
+    return standings
 
 
 # Where an annotator stands in a phase, in one round trip: the task they hold (the one in

@@ -81,16 +81,21 @@ def parse_intake_date(text: str) -> date:
 
 def read_rows(path: Path) -> list[IntakeRow]:
     """Parse and validate an intake file (.jsonl/.json lines or .csv) into rows."""
-    problems: list[str] = []
-    suffix = path.suffix.lower()
     with path.open(encoding="utf-8", newline="") as stream:
-        if suffix == ".csv":
-            raw_rows = _csv_rows(stream, problems)
-        elif suffix in (".jsonl", ".ndjson", ".json"):
-            raw_rows = _json_rows(stream, problems)
-        else:
-            raise IntakeError([f"{path.name}: unknown file type; use .jsonl or .csv"])
-        rows = [row for line, raw in raw_rows if (row := _validate(line, raw, problems))]
+        return read_stream(stream, path.name)
+
+
+def read_stream(stream: Iterable[str], name: str) -> list[IntakeRow]:
+    """Parse and validate intake lines; the file name's suffix says CSV or JSON lines."""
+    problems: list[str] = []
+    suffix = Path(name).suffix.lower()
+    if suffix == ".csv":
+        raw_rows = _csv_rows(stream, problems)
+    elif suffix in (".jsonl", ".ndjson", ".json"):
+        raw_rows = _json_rows(stream, problems)
+    else:
+        raise IntakeError([f"{name}: unknown file type; use .jsonl or .csv"])
+    rows = [row for line, raw in raw_rows if (row := _validate(line, raw, problems))]
     if problems:
         raise IntakeError(problems)
     return rows

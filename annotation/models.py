@@ -505,6 +505,35 @@ class Task(models.Model):
         )
 
 
+def unstorable_text(value: object, path: str = "draft") -> str | None:
+    """Where `value` (decoded JSON) holds text the database cannot store, if anywhere.
+
+    PostgreSQL's JSON refuses the NUL character and no database stores half of a UTF-16
+    surrogate pair; both arrive easily from a JSON body ("\\u0000", "\\ud800").
+    """
+    if isinstance(value, str):
+        if "\x00" in value:
+            return f"{path} holds a NUL character"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"{path} holds an unpaired surrogate (\\ud800-\\udfff)"
+        return None
+    if isinstance(value, dict):
+        items = [(str(key), key) for key in value] + [(str(k), v) for k, v in value.items()]
+    elif isinstance(value, list):
+        items = [(str(i), v) for i, v in enumerate(value)]
+    else:
+        return None
+    for key, item in items:
+        # The path goes into an error message, which must itself be storable and printable.
+        shown = key.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+        problem = unstorable_text(item, f"{path}.{shown}")
+        if problem:
+            return problem
+    return None
+
+
 class StaleDraft(Exception):
     """A draft save from a browser tab that had not seen the latest saved version."""
 

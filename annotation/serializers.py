@@ -18,7 +18,15 @@ from rest_framework import serializers
 
 from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim
 from annotation.evidence import blocking, evidence_problems
-from annotation.models import Answer, Article, Claim, EvidenceRound, Question, Task
+from annotation.models import (
+    Answer,
+    Article,
+    Claim,
+    EvidenceRound,
+    Question,
+    Task,
+    unstorable_text,
+)
 from annotation.normalisation import normalisation_problems
 from annotation.phases import parts_of, registered
 from annotation.submissions import (
@@ -302,10 +310,18 @@ class TaskFilterSerializer(serializers.Serializer):
 
 
 class DraftSerializer(serializers.Serializer):
-    draft = serializers.DictField(help_text="The unsent work, in whatever shape the page keeps.")
+    draft = serializers.DictField(
+        help_text="The unsent work, in whatever shape the page keeps; no NUL characters or "
+        "unpaired surrogates anywhere (400)."
+    )
     version = serializers.IntegerField(
         min_value=0, help_text="The draft_version this draft was based on."
     )
+
+    def validate_draft(self, draft: dict) -> dict:
+        if problem := unstorable_text(draft):
+            raise serializers.ValidationError(f"Cannot be saved: {problem}.")
+        return draft
 
 
 class SavedDraftSerializer(serializers.Serializer):

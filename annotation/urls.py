@@ -38,6 +38,7 @@ urlpatterns = [
     path("training/answers/<int:pk>/", training.feedback, name="training-feedback"),
     path("manage/qualification/", training.qualification, name="qualification"),
     path("manage/", manage.manager_panel, name="manager-panel"),
+    path("manage/articles/", manage.import_articles, name="import-articles"),
     path("manage/people/", manage.people, name="people"),
     path("manage/people/<int:pk>/", manage.person, name="person"),
     path("manage/assign/", manage.assign, name="assign"),

@@ -10,9 +10,15 @@ word queries restricted to pages published before a random claim date:
   query ranking every match first and filtering by date afterwards, side by side on the
   same queries, as a ratio.
 
+With --bm25 it also saves the BM25 search index of the documents (search_proxy.search_index,
+as index_documents does) and times the backend with LOCAL_SEARCH_RANKING=bm25 end to end
+(ranking every match + reading the page's rows + snippets) on the same queries, counts how
+many of its top 10 the capped database ranking misses, and measures the memory of a second
+process that maps the same saved index (its private memory against the shared page cache).
+
 Run from the project root (about 20 minutes for a million documents on two cores):
 
-    .venv/bin/python benchmarks/search.py [--docs 1000000] [--queries 100] [--reuse]
+    .venv/bin/python benchmarks/search.py [--docs 1000000] [--queries 100] [--reuse] [--bm25]
 
 Documents: about 300 words each (the --words option), drawn from a vocabulary of 50,000
 words with a Zipf distribution (rank r has probability proportional to 1/r, like word
@@ -31,11 +37,13 @@ refuses any database whose name does not say "bench": it empties the document ta
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import platform
 import queue
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -110,6 +118,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=5_000,
         help="SEARCH_LOCAL_MAX_RANKED for the app search (default 5000, the setting's default)",
     )
+    parser.add_argument(
+        "--bm25", action="store_true", help="also save and time the BM25 ranking (see above)"
+    )
+    parser.add_argument(
+        "--index-dir",
+        type=Path,
+        default=PROJECT_ROOT / "var" / "bench-search-index",
+        help="where --bm25 saves the search index",
+    )
+    parser.add_argument("--rss-child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=2023)
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     args = parser.parse_args(argv)
@@ -404,7 +422,7 @@ def time_app_search(queries: list[Query], max_ranked: int) -> list[tuple[Query, 
     from search_proxy.backends.local import LocalBackend
 
     settings.SEARCH_LOCAL_MAX_RANKED = max_ranked
-    backend = LocalBackend()
+    backend = LocalBackend(ranking="database", max_ranked=max_ranked)
     timings = []
     label = f"app search, ranking {'all' if not max_ranked else f'<= {max_ranked}'}"
     for query in tqdm(queries, desc=label, unit=" queries"):
@@ -514,8 +532,119 @@ def report(
     )
 
 
+# --- BM25 ranking from the saved index ------------------------------------------------------
+
+
+def memory_kb() -> dict[str, int]:
+    """This process's resident memory (/proc/self/status): all, private, file-backed."""
+    wanted = {"VmRSS", "RssAnon", "RssFile", "VmHWM"}
+    values = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name in wanted:
+            values[name] = int(rest.split()[0])
+    return values
+
+
+def rss_child(folder: Path, queries: int) -> None:
+    """A second process: map the saved index, rank `queries` broad queries, print memory."""
+    from pipeline.retrieval import fast_analyse
+    from pipeline.saved_index import SavedIndex
+
+    before = memory_kb()
+    index = SavedIndex.load(folder, analyser=fast_analyse)
+    loaded = memory_kb()
+    terms = sorted(index.vocabulary)[: queries * 2]
+    for n in range(queries):
+        index.scores(terms[2 * n : 2 * n + 2])
+    after = memory_kb()
+    print(json.dumps({"start": before, "loaded": loaded, "after_queries": after}))
+
+
+def time_bm25(
+    queries: list[Query], args: argparse.Namespace
+) -> tuple[float, list[tuple[Query, float, int]], list[int], dict]:
+    """Save the index, then time LocalBackend.search ranking with it; compare top 10s."""
+    from django.conf import settings
+
+    from search_proxy.backends.local import LocalBackend
+    from search_proxy.search_index import current_index, save_search_index
+
+    settings.SEARCH_INDEX_DIR = args.index_dir
+    started = time.perf_counter()
+    with tqdm(total=args.docs, desc="save BM25 search index", unit=" docs") as bar:
+        save_search_index(args.index_dir, progress=bar.update)
+    save_s = time.perf_counter() - started
+    index, reason = current_index()
+    if index is None:
+        raise SystemExit(f"the saved index is not used: {reason}")
+    bm25 = LocalBackend(ranking="bm25")
+    capped = LocalBackend(ranking="database", max_ranked=args.max_ranked)
+    for query in queries[:WARM_UP_QUERIES]:
+        bm25.search(query.text, before=query.before)
+    timings, differ = [], []
+    for query in tqdm(queries, desc="app search, BM25 ranking", unit=" queries"):
+        started = time.perf_counter()
+        results = bm25.search(query.text, before=query.before)
+        timings.append((query, (time.perf_counter() - started) * 1000, len(results)))
+        database = capped.search(query.text, before=query.before)
+        differ.append(len({r.url for r in results} - {r.url for r in database}))
+    child = subprocess.run(
+        [sys.executable, __file__, "--rss-child", str(args.index_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    memory = {"child": json.loads(child.stdout.strip().splitlines()[-1]), "main": memory_kb()}
+    return save_s, timings, differ, memory
+
+
+def bm25_report(
+    args: argparse.Namespace,
+    save_s: float,
+    timings: list[tuple[Query, float, int]],
+    differ: list[int],
+    matches: list[int],
+    memory: dict,
+) -> None:
+    print()
+    size_mb = sum(f.stat().st_size for f in args.index_dir.rglob("*") if f.is_file()) / 2**20
+    print(f"BM25 search index: saved in {save_s:.1f} s, {size_mb:,.0f} MB on disk")
+    latency_table(
+        "app search (LocalBackend.search, LOCAL_SEARCH_RANKING=bm25: every match ranked, "
+        "rows + snippets of the page), milliseconds:",
+        timings,
+        matches,
+    )
+    print(
+        f"  top 10 of the BM25 ranking missing from the database ranking capped at "
+        f"{args.max_ranked:,}: mean {statistics.mean(differ):.2f}, "
+        f"queries with any difference {sum(1 for d in differ if d)}/{len(differ)}"
+    )
+    child = memory["child"]
+    mb = 1024
+    print(
+        "second process mapping the same index (MB): "
+        f"RSS {child['start']['VmRSS'] / mb:.0f} at start, "
+        f"{child['loaded']['VmRSS'] / mb:.0f} loaded, "
+        f"{child['after_queries']['VmRSS'] / mb:.0f} after 50 queries, of which private "
+        f"{child['after_queries']['RssAnon'] / mb:.0f} and shared page cache "
+        f"{child['after_queries']['RssFile'] / mb:.0f}"
+    )
+    main = memory["main"]
+    print(
+        f"this process (Django, PostgreSQL client, the index mapped): RSS "
+        f"{main['VmRSS'] / mb:.0f} MB, private {main['RssAnon'] / mb:.0f}, "
+        f"shared {main['RssFile'] / mb:.0f}, peak {main['VmHWM'] / mb:.0f} (the save)"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.rss_child:
+        rss_child(args.rss_child, 50)
+        return
     name = database_name(args.database_url)
     refuse_unsafe_database(name)
     ensure_database(args.database_url, name)
@@ -542,7 +671,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         conn.execute("SELECT set_config('work_mem', %s, false)", (POSTGRESQL_WORK_MEM,))
         inside, after, matches = time_filter_placement(conn, queries)
+        bm25 = time_bm25(queries, args) if args.bm25 else None
     report(args, built, capped, uncapped, inside, after, matches)
+    if bm25 is not None:
+        bm25_report(args, *bm25[:3], matches, bm25[3])
 
 
 if __name__ == "__main__":

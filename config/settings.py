@@ -104,6 +104,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+        # A kept connection the server dropped (restart, failover, pg_terminate_backend) is
+        # replaced when the next request starts, instead of failing that request with a 500.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -240,7 +243,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.api.ApiSchema",
     # Only the token endpoint is throttled: it is where passwords could be guessed.
     "DEFAULT_THROTTLE_RATES": {"login": env_str("LOGIN_THROTTLE_RATE", "10/minute")},
     "NUM_PROXIES": NUM_PROXIES,
@@ -260,6 +263,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "AVeriTeC annotation platform API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # JSON is the documented body; form posts still work but are not promised to clients.
+    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
     # Two choice lists are both called "verdict"; name them apart in the schema.
     "ENUM_NAME_OVERRIDES": {
         "VerdictEnum": "annotation.vocabulary.Verdict",
@@ -361,6 +366,15 @@ SEARCH_RATE_LIMIT = env_int("SEARCH_RATE_LIMIT", 30, minimum=0)  # per user a mi
 # Local index on PostgreSQL: the most candidates one query ranks (0 = all); see
 # search_proxy/backends/local.py and docs/benchmarks.md.
 SEARCH_LOCAL_MAX_RANKED = env_int("SEARCH_LOCAL_MAX_RANKED", 5_000, minimum=0)
+# How the local backend ranks: `bm25` ranks every matching document with the saved BM25
+# index in SEARCH_INDEX_DIR (written by index_documents; the database ranks while none
+# covers the documents), `database` ranks in the database as capped above.
+LOCAL_SEARCH_RANKING = env_str("LOCAL_SEARCH_RANKING", "bm25")
+if LOCAL_SEARCH_RANKING not in ("bm25", "database"):
+    raise ImproperlyConfigured(
+        f"LOCAL_SEARCH_RANKING must be bm25 or database, not {LOCAL_SEARCH_RANKING!r}"
+    )
+SEARCH_INDEX_DIR = Path(env_str("SEARCH_INDEX_DIR", str(VAR_DIR / "search-index")))
 # The page viewer (search_proxy/fetch.py).
 PAGE_FETCH_MAX_BYTES = env_int("PAGE_FETCH_MAX_BYTES", 3 * 1024 * 1024, minimum=1024)
 PAGE_FETCH_TIMEOUT = env_float("PAGE_FETCH_TIMEOUT", 15.0)  # seconds for the whole fetch

@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotation import views as annotation_views
+from config.api import no_such_endpoint
 
 urlpatterns = [
     path("", annotation_views.home, name="home"),
@@ -26,6 +27,7 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
         name="api-docs",
     ),
+    re_path(r"^api/(?P<rest>[\s\S]*)$", no_such_endpoint),
     path("healthz", annotation_views.health, name="health"),
 ]
 

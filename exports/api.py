@@ -11,6 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -42,6 +43,22 @@ class ClaimPagination(CursorPagination):
     page_size = 100
     page_size_query_param = "page_size"
     max_page_size = 1000
+
+    def get_page_size(self, request: Request) -> int:
+        # DRF quietly uses the default for a bad page_size; a client should hear about it.
+        sent = request.query_params.get(self.page_size_query_param)
+        if sent and not (sent.isdigit() and 1 <= int(sent) <= self.max_page_size):
+            raise ValidationError(
+                {self.page_size_query_param: f"Give a whole number from 1 to {self.max_page_size}."}
+            )
+        return super().get_page_size(request)
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update(minimum=1, maximum=self.max_page_size)
+        return parameters
 
 
 @extend_schema(

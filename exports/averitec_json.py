@@ -177,6 +177,10 @@ class _Reader:
             # PostgreSQL cannot store NUL characters in text.
             self._fail(key, "contains a NUL character (\\u0000)")
             return None
+        if kind is str and not _is_utf8(value):
+            # A JSON file may spell half a surrogate pair ("\\ud800"); no database stores it.
+            self._fail(key, "contains an unpaired surrogate (\\ud800-\\udfff)")
+            return None
         return value
 
     def url(self, key: str, *, required: bool = True, nullable: bool = False) -> str | None:
@@ -193,6 +197,14 @@ class _Reader:
             self._fail(key, f"unknown value {value!r}; expected one of {options}")
             return None
         return value
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parse_dataset(data: Any, *, require_label: bool = True) -> list[ParsedClaim]:

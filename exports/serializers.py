@@ -13,6 +13,7 @@ from annotation.models import Batch, Claim
 from exports.dataset import claim_record
 from exports.models import ExportJob, Webhook
 from exports.splits import SplitBoundaries
+from search_proxy.serializers import WebAddressField
 
 
 class ClaimFilterSerializer(serializers.Serializer):
@@ -108,8 +109,13 @@ class ExportJobSerializer(serializers.ModelSerializer):
 
 
 class WebhookSerializer(serializers.ModelSerializer):
+    url = WebAddressField(
+        max_length=2000, help_text="A public http or https address that takes the POSTs."
+    )
     events = serializers.ListField(
-        child=serializers.ChoiceField(choices=Webhook.Event.choices), allow_empty=False
+        child=serializers.ChoiceField(choices=Webhook.Event.choices),
+        allow_empty=False,
+        min_length=1,
     )
 
     class Meta:

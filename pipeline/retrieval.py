@@ -123,14 +123,45 @@ class BM25Index:
         dates: Iterable[date | None] | None = None,
     ) -> None:
         """Append documents; earlier documents are not tokenised again."""
-        texts = list(texts)
+        self.add_batches([(texts, keys, dates)])
+
+    def add_batches(
+        self,
+        batches: Iterable[tuple[Iterable[str], Iterable[int] | None, Iterable[date | None] | None]],
+    ) -> None:
+        """Append (texts, keys, dates) batches with one copy of the matrix at the end.
+
+        For corpora read in chunks: calling :meth:`add` per chunk would copy the whole
+        matrix each time.
+        """
+        pieces: list[sparse.csr_matrix] = []
+        new_keys: list[np.ndarray] = []
+        new_days: list[np.ndarray] = []
         start = len(self)
-        keys = list(keys) if keys is not None else list(range(start, start + len(texts)))
-        dates = list(dates) if dates is not None else [None] * len(texts)
-        if not (len(keys) == len(texts) == len(dates)):
-            raise ValueError(
-                f"BM25Index.add: {len(texts)} texts, {len(keys)} keys and {len(dates)} dates"
-            )
+        for texts, keys, dates in batches:
+            texts = list(texts)
+            keys = list(keys) if keys is not None else list(range(start, start + len(texts)))
+            dates = list(dates) if dates is not None else [None] * len(texts)
+            if not (len(keys) == len(texts) == len(dates)):
+                raise ValueError(
+                    f"BM25Index.add: {len(texts)} texts, {len(keys)} keys and {len(dates)} dates"
+                )
+            pieces.append(self._term_counts(texts))
+            new_keys.append(np.asarray(keys, dtype=np.int64))
+            new_days.append(np.asarray([_day(d) for d in dates], dtype=np.int32))
+            start += len(texts)
+        width = len(self.vocabulary)
+        for piece in pieces:
+            piece.resize((piece.shape[0], width))
+        old = self.counts
+        old.resize((old.shape[0], width))
+        self.counts = sparse.vstack([old, *pieces], format="csr")
+        self.keys = np.concatenate([self.keys, *new_keys])
+        self.days = np.concatenate([self.days, *new_days])
+        self._weights = None
+
+    def _term_counts(self, texts: list[str]) -> sparse.csr_matrix:
+        """Term counts of ``texts``, one row each; new terms join the vocabulary."""
         rows: list[int] = []
         cols: list[int] = []
         for row, text in enumerate(texts):
@@ -140,19 +171,12 @@ class BM25Index:
                     col = self.vocabulary[term] = len(self.vocabulary)
                 rows.append(row)
                 cols.append(col)
-        added = sparse.csr_matrix(
+        counts = sparse.csr_matrix(
             (np.ones(len(rows), dtype=np.float32), (rows, cols)),
             shape=(len(texts), len(self.vocabulary)),
         )
-        added.sum_duplicates()
-        old = self.counts
-        old.resize((old.shape[0], len(self.vocabulary)))
-        self.counts = sparse.vstack([old, added], format="csr")
-        self.keys = np.concatenate([self.keys, np.asarray(keys, dtype=np.int64)])
-        self.days = np.concatenate(
-            [self.days, np.asarray([_day(d) for d in dates], dtype=np.int32)]
-        )
-        self._weights = None
+        counts.sum_duplicates()
+        return counts
 
     @property
     def weights(self) -> sparse.csc_matrix:

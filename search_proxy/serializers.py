@@ -2,18 +2,42 @@
 
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
+from django.utils import timezone
 from rest_framework import serializers
 
 from search_proxy.backends import MAX_PAGE
 from search_proxy.service import MAX_QUERY_LENGTH
 
 
+class WebAddressField(serializers.URLField):
+    """An http or https address, as the page viewer and webhooks take."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("max_length", 2048)
+        super().__init__(**kwargs)
+        # Also a pattern in the schema, so clients know only web addresses are taken.
+        self.validators.append(
+            RegexValidator(
+                r"^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]", message="Give an http or https address."
+            )
+        )
+
+
 class SearchQuerySerializer(serializers.Serializer):
-    q = serializers.CharField(max_length=MAX_QUERY_LENGTH, help_text="What to search for.")
+    # Spaces alone are no query: the pattern says so in the schema too.
+    # Something besides spaces, and no NUL (DRF refuses it). Python and JavaScript disagree
+    # on a few control characters being spaces, so those count as spaces here.
+    q = serializers.RegexField(
+        r"^[^\x00]*[^\s\x00\x1c-\x1f\x85][^\x00]*$",
+        max_length=MAX_QUERY_LENGTH,
+        error_messages={"invalid": "Type something to search for."},
+        help_text="What to search for (not only spaces).",
+    )
     before = serializers.DateField(
         required=False,
         help_text="Only pages published before this day (YYYY-MM-DD). Defaults to the task's "
-        "claim date, and can never be later than it.",
+        "claim date, and can never be later than it; without a task, to today.",
     )
     country = serializers.RegexField(
         r"^[A-Za-z]{2}$",
@@ -27,9 +51,8 @@ class SearchQuerySerializer(serializers.Serializer):
 
     def validate(self, data: dict) -> dict:
         if "task" not in data and "before" not in data:
-            raise serializers.ValidationError(
-                {"before": "Give a date, or a task whose claim date is used."}
-            )
+            # A search for no claim (managers, researchers) still sees no page of the future.
+            data["before"] = timezone.localdate()
         return data
 
 
@@ -72,7 +95,7 @@ class SearchPageSerializer(serializers.Serializer):
 
 
 class OpenPageSerializer(serializers.Serializer):
-    url = serializers.URLField(max_length=2048)
+    url = WebAddressField()
     task = serializers.IntegerField(required=False)
     search = serializers.IntegerField(
         required=False, help_text="The search_id of the search the page was found with."

@@ -51,6 +51,12 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _own_search_index_dir(settings, tmp_path_factory):
+    # Commands save the BM25 search index; never into the developer's var/ folder.
+    settings.SEARCH_INDEX_DIR = tmp_path_factory.mktemp("search-index")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Everything under tests/e2e drives a browser; `make test-fast` leaves those out.
     for item in items:

@@ -1,8 +1,11 @@
+import io
+
 from django import forms
 
 from annotation.accounts import AccountError, parse_usernames
 from annotation.assignment import assignable_annotators
-from annotation.models import Task, User
+from annotation.intake import COLUMNS, IntakeError, read_stream
+from annotation.models import Batch, Task, User
 from annotation.vocabulary import Phase
 
 PHASE_CHOICES = [(p.value, p.label) for p in Phase]
@@ -36,6 +39,43 @@ class BulkAccountsForm(forms.Form):
             data["names"] = parse_usernames(text)
         except AccountError as exc:
             raise forms.ValidationError(str(exc)) from exc
+        return data
+
+
+class ArticleIntakeForm(forms.Form):
+    """A file of fact-checking articles for Phase 1, the same files `import_articles` takes."""
+
+    file = forms.FileField(
+        label="Articles file",
+        help_text=f"CSV or JSON lines with the columns {', '.join(COLUMNS)}; only url is required.",
+    )
+    batch = forms.CharField(
+        required=False, max_length=200, help_text="Name of the batch (default: file name + time)."
+    )
+
+    def clean_batch(self) -> str:
+        name = self.cleaned_data["batch"].strip()
+        if name and Batch.objects.filter(name=name).exists():
+            raise forms.ValidationError(f"A batch named {name!r} exists already.")
+        return name
+
+    def clean(self):
+        data = super().clean()
+        upload = data.get("file")
+        if upload is None:
+            return data
+        try:
+            text = upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            self.add_error("file", "The file must be UTF-8 text.")
+            return data
+        try:
+            data["rows"] = read_stream(io.StringIO(text, newline=""), upload.name)
+        except IntakeError as exc:
+            for problem in exc.problems[:20]:
+                self.add_error("file", problem)
+            if len(exc.problems) > 20:
+                self.add_error("file", f"… and {len(exc.problems) - 20} more problems.")
         return data
 
 

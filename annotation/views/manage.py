@@ -12,17 +12,18 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation import accounts, assignment, source_archive, workflow
+from annotation import accounts, assignment, intake, source_archive, workflow
 from annotation.forms.manage import (
     AccountForm,
+    ArticleIntakeForm,
     AssignForm,
     BulkAccountsForm,
     ReassignForm,
     TaskFilterForm,
 )
-from annotation.models import AgreementSampling, Article, AuditEntry, Claim, Task, User
+from annotation.models import AgreementSampling, Article, AuditEntry, Batch, Claim, Task, User
 from search_proxy import archiving
 
 
@@ -59,6 +60,33 @@ def manager_panel(request: HttpRequest) -> HttpResponse:
     if request.htmx:
         template += "#queues"
     return render(request, template, context)
+
+
+@require_http_methods(["GET", "POST"])
+@manager_required
+def import_articles(request: HttpRequest) -> HttpResponse:
+    form = ArticleIntakeForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        report = intake.import_articles(
+            form.cleaned_data["rows"],
+            batch_name=form.cleaned_data["batch"] or Batch.default_name(upload.name),
+            source_file=upload.name,
+            user=request.user,
+        )
+        messages.success(
+            request,
+            f"Added {report.created} articles to batch {report.batch.name!r}; "
+            f"{len(report.duplicates)} already known and skipped.",
+        )
+        return redirect("annotation:import-articles")
+    batches = Batch.objects.filter(kind=Batch.Kind.INTAKE).annotate(n=Count("articles"))
+    return render(
+        request,
+        "annotation/import_articles.html",
+        {"form": form, "batches": batches.order_by("-created_at")[:20]},
+        status=422 if form.errors else 200,
+    )
 
 
 @manager_required

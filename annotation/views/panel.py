@@ -2,7 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,32 +19,17 @@ from annotation.vocabulary import Phase
 
 
 def _phase_rows(user) -> list[dict]:
-    counts = {
-        row["phase"]: row
-        for row in Task.objects.filter(annotator=user)
-        .values("phase")
-        .annotate(
-            done=Count("id", filter=Q(status=Task.Status.SUBMITTED)),
-            held=Count("id", filter=Q(status__in=(Task.Status.ASSIGNED, Task.Status.IN_PROGRESS))),
-        )
-    }
+    standings = assignment.phase_standings(user)
     rows = []
     for phase in Phase:
-        row = counts.get(phase.value, {"done": 0, "held": 0})
+        standing = standings[phase.value]
         rows.append(
             {
+                **standing,
                 "phase": phase,
                 "qualified": user.is_qualified_for(phase.value),
-                "done": row["done"],
-                "assigned": row["done"] + row["held"],
-                "open": row["held"],
-                "current": assignment.current_task(user, phase.value),
-                "quota_left": assignment.quota_left(user, phase.value),
-                "last_submitted": Task.objects.filter(
-                    annotator=user, phase=phase.value, status=Task.Status.SUBMITTED
-                )
-                .order_by("-submitted_at")
-                .first(),
+                "assigned": standing["done"] + standing["held"],
+                "open": standing["held"],
             }
         )
     return rows

@@ -110,3 +110,63 @@ def test_intake_dates_accept_iso_and_day_month_year():
     assert str(parse_intake_date("1-9-2020")) == "2020-09-01"
     with pytest.raises(ValueError):
         parse_intake_date("September 2020")
+
+
+# --- The same intake on the managers' Articles page ---------------------------------------
+
+
+def _upload(text: str, name: str = "week44.csv"):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(name, text.encode("utf-8"), content_type="text/csv")
+
+
+CSV = (
+    "url,title,claim_text,claim_date\n"
+    "https://fullfact.org/online/parks/,Parks,The council spent 4 million on parks.,2020-10-30\n"
+    "https://fullfact.org/online/libraries/,Libraries,,\n"
+)
+
+
+def test_a_manager_imports_a_csv_of_articles_on_the_articles_page(client, manager):
+    client.force_login(manager)
+    response = client.post(
+        "/annotate/manage/articles/", {"file": _upload(CSV), "batch": "week 44"}, follow=True
+    )
+    assert response.status_code == 200
+    assert "Added 2 articles to batch &#x27;week 44&#x27;" in response.content.decode()
+    articles = Article.objects.order_by("url")
+    assert [a.state for a in articles] == [Article.State.AWAITING_NORMALISATION] * 2
+    assert {a.batch.name for a in articles} == {"week 44"}
+    assert articles[1].claimreview_claim == "The council spent 4 million on parks."
+    assert Batch.objects.get(name="week 44").created_by == manager
+
+
+def test_a_bad_row_on_the_articles_page_is_named_and_nothing_is_stored(client, manager):
+    client.force_login(manager)
+    bad = CSV + "ftp://example.org/x,,,\n"
+    response = client.post("/annotate/manage/articles/", {"file": _upload(bad)})
+    assert response.status_code == 422
+    assert "line 4, field &#x27;url&#x27;: must start with http://" in response.content.decode()
+    assert not Article.objects.exists()
+    assert not Batch.objects.exists()
+
+
+def test_a_file_of_unknown_type_is_refused_on_the_articles_page(client, manager):
+    client.force_login(manager)
+    response = client.post("/annotate/manage/articles/", {"file": _upload(CSV, "a.xlsx")})
+    assert response.status_code == 422
+    assert "unknown file type" in response.content.decode()
+
+
+def test_annotators_cannot_import_articles(client, annotator):
+    client.force_login(annotator)
+    response = client.post("/annotate/manage/articles/", {"file": _upload(CSV)})
+    assert response.status_code == 403
+    assert not Article.objects.exists()
+
+
+def test_the_articles_page_takes_only_get_and_post(client, manager):
+    client.force_login(manager)
+    assert client.get("/annotate/manage/articles/").status_code == 200
+    assert client.put("/annotate/manage/articles/").status_code == 405

@@ -120,3 +120,31 @@ def test_the_panel_names_its_columns_plainly(client, annotator):
     body = client.get(reverse("annotation:control-panel")).content.decode()
     assert "<th>Browse</th>" not in body
     assert "Submitted</th>" in body and "Open now</th>" in body
+
+
+def test_the_panel_reads_every_phase_standing_in_a_fixed_number_of_queries(
+    client, annotator, django_assert_max_num_queries
+):
+    """The panel was the slowest page under load: it asked three to four questions per phase."""
+    from annotation import assignment, workflow
+
+    PooledTaskFactory.create_batch(3)
+    for phase in Phase:
+        PhaseQuota.objects.create(annotator=annotator, phase=phase, limit=5)
+    workflow.submit_evidence(assignment.next_task(annotator, Phase.QUESTIONS), steps.evidence())
+    assignment.next_task(annotator, Phase.QUESTIONS)
+    client.force_login(annotator)
+    # Session and user, then the standing: counts, held tasks, last hand-ins and quotas.
+    with django_assert_max_num_queries(7):
+        response = client.get(reverse("annotation:control-panel"))
+    rows = response.context["phases"]
+    assert [(r["done"], r["open"], r["quota_left"]) for r in rows] == [
+        (0, 0, 5),
+        (1, 1, 3),
+        (0, 0, 5),
+        (0, 0, 5),
+        (0, 0, 5),
+    ]
+    assert rows[1]["current"].status == "in_progress"
+    assert rows[1]["last_submitted"].status == "submitted"
+    assert rows[0]["current"] is None and rows[0]["last_submitted"] is None

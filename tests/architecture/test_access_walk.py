@@ -43,6 +43,7 @@ PAGES: dict[str, tuple[int, int, int, int]] = {
     "annotation:confirm-evidence": (405, 405, 405, 405),
     "annotation:control-panel": (302, 200, 200, 200),
     "annotation:earliest-date": (302, 200, 200, 200),
+    "annotation:import-articles": (302, 403, 200, 403),
     "annotation:manage-suggestions": (302, 403, 200, 403),
     "annotation:manager-panel": (302, 403, 200, 403),
     "annotation:open-result": (405, 405, 405, 405),

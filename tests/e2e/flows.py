@@ -1,4 +1,6 @@
-"""Browser steps shared by the end-to-end tests: what an annotator does on each screen."""
+"""Browser steps shared by the end-to-end tests: what each person does on their screens."""
+
+from pathlib import Path
 
 from tests.e2e.conftest import sign_in
 
@@ -9,9 +11,12 @@ def start_next(page, phase: int) -> None:
     page.wait_for_url("**/annotate/tasks/*/")
 
 
-def open_as(new_page, username: str):
+def open_as(new_page, username: str, password: str | None = None):
     page = new_page()
-    sign_in(page, username)
+    if password is None:
+        sign_in(page, username)
+    else:
+        sign_in(page, username, password)
     return page
 
 
@@ -95,3 +100,42 @@ def check(page, phase: int, verdict: str) -> None:
     page.locator("#justification").fill(f"The answers point to {verdict}.")
     with page.expect_navigation():
         page.get_by_role("button", name="Submit check").click()
+
+
+# --- Managers and researchers -------------------------------------------------------------
+
+
+def import_articles(page, path) -> None:
+    page.goto("/annotate/manage/articles/")
+    page.set_input_files("#id_file", str(path))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Import articles").click()
+
+
+def create_annotators(page, usernames: list[str], phases=(1, 2, 3, 4, 5)) -> dict[str, str]:
+    """Bulk-create accounts on the People page; returns the one-time passwords it shows."""
+    page.goto("/annotate/manage/people/")
+    page.fill("#id_usernames", "\n".join(usernames))
+    for box in page.locator("input[name=phases]").all():
+        box.set_checked(int(box.get_attribute("value")) in phases)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Create accounts").click()
+    rows = page.locator("section.notice table tbody tr")
+    return {
+        rows.nth(i).locator("td").nth(0).inner_text(): rows.nth(i).locator("code").inner_text()
+        for i in range(rows.count())
+    }
+
+
+def export_dataset(page, into: Path) -> Path:
+    """Start an export of every accepted claim, wait for it, download it into a folder."""
+    page.goto("/exports/")
+    page.get_by_role("button", name="Start export").click()
+    page.wait_for_url("**/exports/*/")
+    link = page.locator("#job-progress a.button")
+    link.wait_for(timeout=30_000)
+    with page.expect_download() as download:
+        link.click()
+    path = into / download.value.suggested_filename
+    download.value.save_as(path)
+    return path

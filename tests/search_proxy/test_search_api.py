@@ -5,6 +5,7 @@ import datetime
 import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation.models import Task
@@ -104,8 +105,10 @@ def test_a_date_later_than_the_claim_date_is_not_honoured(api, p2_task, index):
     assert response.json()["before"] == "2020-10-31"
 
 
-def test_without_a_task_the_date_is_required(researcher_api, index):
-    assert researcher_api.get(SEARCH, {"q": "parks"}).status_code == 400
+def test_without_a_task_the_date_defaults_to_today(researcher_api, index):
+    response = researcher_api.get(SEARCH, {"q": "parks"})
+    assert response.status_code == 200
+    assert response.json()["before"] == timezone.localdate().isoformat()
     response = researcher_api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
     assert response.status_code == 200
     assert len(response.json()["results"]) == 4

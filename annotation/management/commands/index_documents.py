@@ -19,6 +19,8 @@ from search_proxy.indexing import (
     index_records,
     read_corpus,
 )
+from search_proxy.models import Document
+from search_proxy.search_index import save_search_index
 
 
 class Command(BaseCommand):
@@ -27,7 +29,8 @@ class Command(BaseCommand):
         'layout ({"url", "url2text": [sentences], "date"?} a line; a file or a folder of '
         ".json/.jsonl files), or with --from-dataset the evidence pages of imported claims. "
         "Files are checked first; any bad line aborts with its line number and nothing stored. "
-        "Pages already indexed (same normalised URL) are skipped."
+        "Pages already indexed (same normalised URL) are skipped. Then the saved BM25 "
+        "search index (SEARCH_INDEX_DIR) is brought up to date."
     )
 
     def add_arguments(self, parser):
@@ -75,6 +78,22 @@ class Command(BaseCommand):
                     progress=bar.update,
                 )
             self._report("dataset evidence", report)
+        self._save_search_index(quiet)
+
+    def _save_search_index(self, quiet: bool) -> None:
+        with tqdm(
+            total=Document.objects.count(),
+            desc="Saving the search index",
+            unit="doc",
+            disable=quiet,
+        ) as bar:
+            saved = save_search_index(progress=bar.update)
+            if not saved.started_over:
+                bar.update(bar.total - saved.tokenised)
+        how = "rebuilt" if saved.started_over else f"{saved.tokenised} documents added"
+        self.stdout.write(
+            self.style.SUCCESS(f"Search index saved: {saved.documents} documents ({how}).")
+        )
 
     def _report(self, what: str, report: IndexReport) -> None:
         skipped = []

@@ -11,6 +11,7 @@ from annotation.models import Batch, User
 from exports.averitec_json import load_dataset, parse_dataset
 from exports.dataset import import_claims
 from exports.sample import sample_records
+from search_proxy.search_index import save_search_index
 
 ACCOUNTS = [("manager", User.Role.MANAGER)] + [
     (f"annotator{n}", User.Role.ANNOTATOR) for n in range(1, 7)
@@ -82,6 +83,7 @@ class Command(BaseCommand):
         from search_proxy.indexing import file_evidence, index_records
 
         index_records(file_evidence(waiting), corpus="demo")
+        save_search_index()
         self.stdout.write(
             self.style.SUCCESS(
                 f"{report.claims} accepted claims; {intake.created} articles waiting for Phase 1 "
