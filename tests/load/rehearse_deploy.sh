@@ -24,9 +24,9 @@ trap clean_up EXIT
 step() { printf '\n== %s\n' "$*"; }
 
 step "production settings"
-export DATABASE_URL=$server/$db CELERY_BROKER_URL=$broker DEBUG=false REQUIRE_SECRET_KEY=1 \
+export DATABASE_URL=$server/$db CELERY_BROKER_URL=$broker DEBUG=false PRODUCTION=1 \
     ALLOWED_HOSTS=127.0.0.1,annotate.example.org CSRF_TRUSTED_ORIGINS=https://annotate.example.org \
-    SECURE_COOKIES=true VAR_DIR=$work/var MEDIA_ROOT=$work/shared/media \
+    SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https VAR_DIR=$work/var MEDIA_ROOT=$work/shared/media \
     SUGGESTION_POOL_DIR=$work/shared/suggestions STATIC_ROOT=$work/var/staticfiles \
     ARCHIVE_ENABLED=false WEBHOOKS_ENABLED=false
 if SECRET_KEY= $py manage.py check >/dev/null 2>"$work/nokey.txt"; then
@@ -37,8 +37,8 @@ SECRET_KEY=$($py -c "import secrets; print(secrets.token_urlsafe(50))")
 export SECRET_KEY
 $py manage.py check --deploy 2>&1 | sed 's/^/  /' || true
 # The rehearsal talks plain HTTP to gunicorn (no proxy with TLS here): cookies must not be
-# HTTPS-only for it to sign in.
-export SECURE_COOKIES=false
+# HTTPS-only and plain HTTP must not be redirected for it to sign in.
+export SECURE_COOKIES=false SECURE_SSL_REDIRECT=false
 
 step "database, migrations, demo data"
 psql "$server/postgres" -qc "DROP DATABASE IF EXISTS $db" -c "DROP DATABASE IF EXISTS $restored" -c "CREATE DATABASE $db"
