@@ -20,6 +20,19 @@ def open_as(new_page, username: str, password: str | None = None):
     return page
 
 
+def first_sign_in(new_page, username: str, one_time_password: str):
+    """Sign in with the password a manager handed over: the site asks for one's own first."""
+    page = open_as(new_page, username, one_time_password)
+    page.wait_for_url("**/password/")
+    own = f"{username}'s own passphrase 2020"
+    page.fill("#id_old_password", one_time_password)
+    page.fill("#id_new_password1", own)
+    page.fill("#id_new_password2", own)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Change password").click()
+    return page
+
+
 def normalise(page, text: str, label: str) -> None:
     start_next(page, 1)
     card = page.locator("[data-claim-card]").first

@@ -136,7 +136,10 @@ def test_from_intake_to_a_scored_export_through_the_screens(
     assert sorted(passwords) == names
     # The first-visit tours are covered elsewhere; here they would only cover the screens.
     User.objects.filter(username__in=names).update(completed_tours=["p1", "p2", "p3", "p4", "p5"])
-    ana, basil, cleo, dara, eli = (flows.open_as(new_page, name, passwords[name]) for name in names)
+    ana, basil, cleo, dara, eli = (
+        flows.first_sign_in(new_page, name, passwords[name]) for name in names
+    )
+    assert not User.objects.filter(username__in=names, must_change_password=True).exists()
 
     flows.normalise(ana, "The council spent 4 million pounds on parks in 2019.", "Refuted")
     flows.normalise(ana, "The council closed three libraries in 2019.", "Supported")
