@@ -178,6 +178,8 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# Lockouts are still logged as warnings; every successful sign-in is not worth a log line.
+AXES_VERBOSE = False
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_LOCKOUT_CALLABLE = "annotation.views.locked_out"
 AXES_CLIENT_IP_CALLABLE = "annotation.middleware.client_address"

@@ -33,6 +33,26 @@ def _page_width_overflow(page) -> int:
     )
 
 
+def _broken_words(page) -> list[str]:
+    """Buttons and links squeezed so narrow that a word breaks over lines ("Res/ume")."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll("button, a")].filter((el) => {
+            if (!el.offsetParent) return false;
+            const words = el.innerText.trim().split(/\\s+/).filter(Boolean).length;
+            if (!words) return false;
+            const style = getComputedStyle(el);
+            let lines = el.getClientRects().length;
+            if (style.display !== "inline") {
+                const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.2;
+                const inner = el.clientHeight - parseFloat(style.paddingTop)
+                    - parseFloat(style.paddingBottom);
+                lines = Math.round(inner / line);
+            }
+            return lines > words;
+        }).map((el) => el.innerText.trim())"""
+    )
+
+
 def _serious_accessibility_violations(page) -> list[str]:
     # Served from the page's own origin: the Content-Security-Policy refuses inline scripts.
     page.route(
@@ -115,6 +135,9 @@ def _visit(new_page, username: str, url: str, name: str, tmp_path, *, axe: bool 
         overflow = _page_width_overflow(page)
         if overflow > 0:
             problems.append(f"{name} at {size} is {overflow}px wider than the screen")
+        problems += [
+            f"{name} at {size}: {text!r} breaks inside a word" for text in _broken_words(page)
+        ]
         screenshot(page, f"{name}-{size}", tmp_path)
         if axe and size == "phone":
             problems += [f"{name}: {v}" for v in _serious_accessibility_violations(page)]
@@ -153,7 +176,7 @@ def test_every_screen_fits_a_phone_and_the_phase_screens_pass_axe(
         ("/exports/statistics/", "exports-statistics"),
     ]:
         problems += _visit(new_page, manager.username, url, name, tmp_path)
-    assert problems == []
+    assert problems == [], "\n".join(problems)
 
 
 def test_on_a_phone_search_is_one_tap_away_and_a_used_result_shows_its_answer(
