@@ -261,7 +261,8 @@ class TokenView(knox_views.LoginView):
         request=AuthTokenSerializer,
         responses={
             200: TokenSerializer,
-            400: OpenApiResponse(ErrorSerializer, "Wrong username or password."),
+            # Left to the shared default (config/api.py): DRF's validation errors, e.g.
+            # {"non_field_errors": ["Unable to log in with provided credentials."]}.
             403: OpenApiResponse(ErrorSerializer, "The account must first change its password."),
             429: OpenApiResponse(ErrorSerializer, "Too many attempts: locked out for a while."),
         },

@@ -17,7 +17,10 @@ PRINT_KEY = "from django.conf import settings; print(settings.SECRET_KEY)"
 
 
 def _run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "PRODUCTION")}
+    # The browser tests allow Django's sync calls from async code in this process
+    # (DJANGO_ALLOW_ASYNC_UNSAFE); a deployment never has it, so the child starts without it.
+    left_out = ("SECRET_KEY", "PRODUCTION", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    environment = {k: v for k, v in os.environ.items() if k not in left_out}
     environment.update(DJANGO_SETTINGS_MODULE="config.settings", VAR_DIR=str(tmp_path), **env)
     return subprocess.run(
         [sys.executable, *args],
