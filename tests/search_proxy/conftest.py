@@ -24,12 +24,26 @@ from django.core.cache.backends.db import DatabaseCache
 
 from annotation.models import Article, Task
 from search_proxy import archiving
+from search_proxy.dates import DateSource
+from search_proxy.models import Document
 from tests.factories import ArticleFactory, ClaimWaitingForQuestionsFactory, PooledTaskFactory
 from tests.search_proxy.archive_stub import ArchiveStub
 
 RESPONSES = Path(__file__).parent / "responses"
 CLAIM_DATE = datetime.date(2020, 10, 31)
 OWN_ARTICLE_URL = "https://checkyourfact.com/2020/11/03/fact-check-council-parks/"
+
+
+def document(url: str, text: str, published=None, date_source=None, title="") -> Document:
+    """A page of the local search index; its date counts as given when it has one."""
+    return Document.objects.create(
+        url=url,
+        normalized_url=url,
+        title=title,
+        text=text,
+        published=published,
+        date_source=date_source or (DateSource.GIVEN if published else DateSource.UNKNOWN),
+    )
 
 
 def recorded(name: str) -> bytes:

@@ -15,22 +15,11 @@ from search_proxy.backends.local import LocalBackend
 from search_proxy.dates import DateSource
 from search_proxy.models import Document, MisinformationDomain
 from search_proxy.search_index import current_index, indexed_text, save_search_index
-from tests.search_proxy.conftest import CLAIM_DATE, OWN_ARTICLE_URL
+from tests.search_proxy.conftest import CLAIM_DATE, OWN_ARTICLE_URL, document
 
 pytestmark = pytest.mark.django_db
 
 DAY = datetime.timedelta(days=1)
-
-
-def document(url: str, text: str, published=None, date_source=None, title="") -> Document:
-    return Document.objects.create(
-        url=url,
-        normalized_url=url,
-        title=title,
-        text=text,
-        published=published,
-        date_source=date_source or (DateSource.GIVEN if published else DateSource.UNKNOWN),
-    )
 
 
 def bm25_urls(query: str, before=CLAIM_DATE, page: int = 1) -> list[str]:

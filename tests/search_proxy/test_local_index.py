@@ -7,23 +7,11 @@ import pytest
 
 from search_proxy.backends.local import LocalBackend, fts5_query
 from search_proxy.dates import DateSource, Placement, parse_date, placement
-from search_proxy.models import Document
-from tests.search_proxy.conftest import CLAIM_DATE
+from tests.search_proxy.conftest import CLAIM_DATE, document
 
 pytestmark = pytest.mark.django_db
 
 DAY = datetime.timedelta(days=1)
-
-
-def document(url: str, text: str, published=None, date_source=None, title="") -> Document:
-    return Document.objects.create(
-        url=url,
-        normalized_url=url,
-        title=title,
-        text=text,
-        published=published,
-        date_source=date_source or (DateSource.GIVEN if published else DateSource.UNKNOWN),
-    )
 
 
 def urls(query: str, before=CLAIM_DATE, page: int = 1) -> list[str]:
