@@ -14,26 +14,10 @@ from django_celery_results.models import TaskResult
 
 from exports.tasks import export_dataset_file
 from tests.factories import QuestionFactory, SubmittedEvidenceRoundFactory
+from tests.workers import database_url, redis_url
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER_TIMEOUT = 60  # seconds; bounded wait for the worker to pick up and finish the job
-
-
-def _database_url() -> str:
-    s = connection.settings_dict
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
-def _redis_url() -> str | None:
-    url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-    try:
-        import redis
-
-        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
-    except Exception:
-        return None
-    return url
 
 
 @pytest.fixture
@@ -64,13 +48,13 @@ def test_a_real_worker_writes_the_export_and_its_result_is_recorded(
             "control_folder": str(var / "celery-control"),
         }
     else:
-        broker_url = _redis_url()
+        broker_url = redis_url()
         options = {}
         if broker_url is None:
             pytest.skip("Redis is not reachable")
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "DATABASE_CONN_MAX_AGE": "0",
         "CELERY_BROKER_URL": broker_url,
         "VAR_DIR": str(var),

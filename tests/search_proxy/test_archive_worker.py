@@ -11,33 +11,16 @@ import time
 from pathlib import Path
 
 import pytest
-import redis
 from celery import Celery
 from django.db import connection
 
 from search_proxy import archiving
 from search_proxy.models import Source
 from tests.search_proxy.archive_stub import Fault
+from tests.workers import database_url, redis_url
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60  # seconds; every wait below is bounded by this
-
-
-def _database_url() -> str:
-    s = connection.settings_dict
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
-def _redis_url() -> str | None:
-    url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=1)
-        client.ping()
-    except Exception:
-        return None
-    client.flushdb()  # our own database number: no jobs left from an earlier run
-    return url
 
 
 def _wait_for(condition, what: str, worker: subprocess.Popen) -> None:
@@ -59,7 +42,7 @@ def test_a_job_interrupted_by_killing_its_worker_is_completed_after_a_restart(
 ):
     if connection.vendor != "postgresql":
         pytest.skip("a worker in another process needs a shared database server")
-    broker = _redis_url()
+    broker = redis_url(flush=True)
     if broker is None:
         pytest.skip("Redis is not reachable")
     page = "https://news.example.org/killed-worker"
@@ -67,7 +50,7 @@ def test_a_job_interrupted_by_killing_its_worker_is_completed_after_a_restart(
     archive_stub.fail_next("save", Fault(504, delay=8.0))  # the first save hangs: time to kill
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "DATABASE_CONN_MAX_AGE": "0",
         "CELERY_BROKER_URL": broker,
         "CELERY_VISIBILITY_TIMEOUT": "3",
