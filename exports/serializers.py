@@ -101,7 +101,7 @@ class ExportJobSerializer(serializers.ModelSerializer):
         return data
 
     def get_download_url(self, job: ExportJob) -> str | None:
-        if job.status != ExportJob.Status.DONE:
+        if job.status != ExportJob.Status.DONE or not job.file_name:
             return None
         url = reverse("exports_api:export-job-download", args=[job.pk])
         request = self.context.get("request")
