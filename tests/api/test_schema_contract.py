@@ -34,8 +34,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from annotation.boundary import TEXT_PATTERN
 from annotation.models import Task, User
-from annotation.vocabulary import Phase, Verdict
+from annotation.vocabulary import Phase
 from config.wsgi import application
 from tests import steps
 from tests.factories import (
@@ -232,24 +233,11 @@ def test_signing_out_answers_as_documented_and_ends_the_token(api_schema, db):
 
 @pytest.fixture
 def a_task_in_every_phase(db) -> dict[int, Task]:
-    """One task of each phase held by the same annotator, each on an article of its own."""
     crew = [
         AnnotatorFactory(username=f"crew{n}", qualified_phases=[1, 2, 3, 4, 5]) for n in range(4)
     ]
     holder = AnnotatorFactory(username="holder", qualified_phases=[1, 2, 3, 4, 5])
-    held = {}
-    for phase in Phase:
-        steps.new_article()
-        if phase > Phase.NORMALISATION:
-            steps.normalise(crew[0])
-        if phase > Phase.QUESTIONS:
-            steps.answer(crew[1], Verdict.REFUTED)
-        if phase > Phase.QUALITY_CHECK:
-            steps.check(crew[2], Verdict.SUPPORTED)  # disagrees: the claim goes to P4
-        if phase > Phase.DISPUTE:
-            steps.resolve(crew[3])
-        held[phase] = steps.take(holder, phase)
-    return held
+    return steps.tasks_in_every_phase(holder, crew)
 
 
 def test_every_phases_task_page_fits_exactly_one_documented_shape(
@@ -266,3 +254,42 @@ def test_every_phases_task_page_fits_exactly_one_documented_shape(
         )
         assert response.status_code == 200
         assert response.json()["phase"] == phase
+
+
+@pytest.fixture
+def schema(db) -> dict:
+    return APIClient().get(reverse("api-schema"), {"format": "json"}).json()
+
+
+def test_the_schema_refuses_what_the_server_refuses(schema):
+    components = schema["components"]["schemas"]
+    credentials = components["CredentialsRequest"]["properties"]
+    # A blank username, or one of spaces: refused by the schema as by the server.
+    assert credentials["username"]["minLength"] == 1
+    assert credentials["username"]["pattern"].endswith("(?:\\S)")
+    # A NUL (or a control or direction-override character) in any text of a request.
+    draft = components["DraftRequest"]["properties"]["draft"]
+    assert draft["patternProperties"] and draft["additionalProperties"] is False
+    value = components["AnyValue"]["anyOf"][0]
+    assert value["pattern"] == TEXT_PATTERN
+    for name in ("NormalisedClaimRequest", "AnswerInputRequest", "WebhookRequest"):
+        texts = [
+            p
+            for p in components[name]["properties"].values()
+            if p.get("type") == "string" and p.get("format") != "date"
+        ]
+        assert texts and all("pattern" in p and "maxLength" in p for p in texts), name
+
+
+def test_the_schema_says_in_words_what_no_schema_can_check(schema):
+    export = schema["components"]["schemas"]["ExportJobRequest"]["properties"]
+    assert "not after until (400)" in export["since"]["description"]
+    assert "unknown one is refused (400)" in export["batch"]["description"]
+    progress = {p["name"]: p for p in schema["paths"]["/api/v1/progress/"]["get"]["parameters"]}
+    assert "not before start (400)" in progress["end"]["description"]
+
+
+def test_a_query_too_long_for_the_web_server_is_documented(schema):
+    search = schema["paths"]["/api/v1/search/"]["get"]["responses"]
+    assert "414" in search
+    assert "413" in schema["paths"]["/api/v1/tasks/{id}/draft/"]["put"]["responses"]
