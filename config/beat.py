@@ -50,7 +50,7 @@ def _remember_worker(**_kwargs) -> None:
             conn.connection = None
 
 
-def hold_lease(holder: str, seconds: float = LEASE_SECONDS) -> bool:
+def hold_lease(holder: str, seconds: float) -> bool:
     """Take or renew the beat lease for `holder`; False while another beat holds it."""
     if cache.add(LEASE_KEY, holder, timeout=seconds):
         return True
@@ -72,7 +72,7 @@ class SingleBeatScheduler(PersistentScheduler):
         if _embedding_worker is not None and os.getppid() != _embedding_worker:
             logger.warning("beat: the worker that started this beat is gone; stopping")
             raise SystemExit(0)
-        holding = hold_lease(self.holder)
+        holding = hold_lease(self.holder, LEASE_SECONDS)
         if holding != self.holding:
             logger.warning("beat %s %s the lease", self.holder, "holds" if holding else "lost")
             self.holding = holding

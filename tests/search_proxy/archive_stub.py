@@ -53,6 +53,7 @@ class Hit:
     status: int
     authorization: str = ""
     retry_after: float | None = None  # of a 429/503 answer
+    fault: bool = False  # answered by a queued fault (a save answered so made no capture)
 
 
 def wayback_ts(moment: datetime) -> str:
@@ -130,6 +131,10 @@ class ArchiveStub:
     def hits_to(self, api: str, status: int | None = None) -> list[Hit]:
         return [h for h in self.hits if h.api == api and (status is None or h.status == status)]
 
+    def saves_made(self) -> list[str]:
+        """The URL of every capture a save request made (faulted answers make none)."""
+        return [h.url for h in self.hits_to("save", 200) if not h.fault]
+
     def gaps_after_429(self) -> list[tuple[float, float]]:
         """(seconds from each 429 to the next request of any kind, its Retry-After)."""
         with self.lock:
@@ -180,7 +185,7 @@ class ArchiveStub:
             elif fault.trickle:
                 self._trickle(request, api, url, fault)
             else:
-                self._send(request, api, url, fault.status, fault.body, fault.headers)
+                self._send(request, api, url, fault.status, fault.body, fault.headers, fault=True)
             return
         if over_limit:
             self.limit_refusals += 1
@@ -237,7 +242,9 @@ class ArchiveStub:
         recent = [at for at, by in self.captures_made if by == authenticated and now - at < 60.0]
         return len(recent) >= self.save_limits["authenticated" if authenticated else "anonymous"]
 
-    def _log_answer(self, api: str, url: str, status: int, headers: dict[str, str]) -> None:
+    def _log_answer(
+        self, api: str, url: str, status: int, headers: dict[str, str], fault: bool = False
+    ) -> None:
         retry_after = headers.get("Retry-After", "")
         with self.lock:
             self.hits.append(
@@ -247,19 +254,20 @@ class ArchiveStub:
                     url,
                     status,
                     retry_after=float(retry_after) if retry_after.isdigit() else None,
+                    fault=fault,
                 )
             )
 
     def _reset(self, request: BaseHTTPRequestHandler, api: str, url: str) -> None:
         """Close with a TCP reset (SO_LINGER 0), as a dropped connection looks to the client."""
-        self._log_answer(api, url, 0, {})
+        self._log_answer(api, url, 0, {}, fault=True)
         request.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         request.close_connection = True
         request.connection.close()
 
     def _trickle(self, request: BaseHTTPRequestHandler, api: str, url: str, fault: Fault) -> None:
         """A 200 whose header lines, then body bytes, come `fault.trickle` seconds apart."""
-        self._log_answer(api, url, fault.status, fault.headers)
+        self._log_answer(api, url, fault.status, fault.headers, fault=True)
         body = fault.body or b'{"archived_snapshots": {}}'
         try:
             request.wfile.write(f"HTTP/1.1 {fault.status} OK\r\n".encode())
@@ -284,8 +292,9 @@ class ArchiveStub:
         status: int,
         body: bytes,
         headers: dict[str, str] | None = None,
+        fault: bool = False,
     ) -> None:
-        self._log_answer(api, url, status, headers or {})
+        self._log_answer(api, url, status, headers or {}, fault)
         try:
             request.send_response(status)
             for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
