@@ -107,7 +107,8 @@ class _DeadlineSocket:
         self._deadline = deadline
 
     def _time_left(self) -> None:
-        left = self._deadline - time.monotonic()
+        # The deadline of the request under way (a kept-alive connection serves several).
+        left = (_deadline.get() or self._deadline) - time.monotonic()
         if left <= 0:
             raise TimeoutError("the request's deadline passed")
         self._sock.settimeout(left)
