@@ -284,6 +284,7 @@ def archives(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "chart_height": 28 * len(rows),
             "failures": source_archive.failures(),
+            "pause": source_archive.current_pause(),
         },
     )
 

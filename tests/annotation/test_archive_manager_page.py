@@ -3,16 +3,17 @@ possible temporal leaks in a claim's history; blind annotators never see those l
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.models import Batch
 from annotation.vocabulary import Phase
 from search_proxy import archiving
-from search_proxy.models import Source
+from search_proxy.models import ArchiveGate, Source
 from tests import steps
 from tests.factories import AnnotatorFactory, AnswerFactory, QuestionFactory
 
@@ -57,6 +58,15 @@ def test_the_archive_page_shows_coverage_per_batch_as_chart_and_table(client, ma
     assert (rows["intake-2020-11"].failed, rows["intake-2020-12"].failed) == (1, 1)
     assert "archive failed: network unreachable" in body
     assert "archive failed: the archive answered HTTP 503" in body
+
+
+def test_the_archive_page_says_while_the_archive_has_paused_every_job(client, manager, cited):
+    client.force_login(manager)
+    assert "asked us to slow down" not in client.get(reverse("annotation:archives")).text
+    until = timezone.now() + timedelta(minutes=2)
+    ArchiveGate.pause(until, "the archive answered HTTP 429 (Retry-After 120 s)")
+    body = client.get(reverse("annotation:archives")).text
+    assert "asked us to slow down (the archive answered HTTP 429 (Retry-After 120 s))" in body
 
 
 def test_the_retry_button_sends_one_failed_job_again(
