@@ -50,7 +50,7 @@ _REFUSED_CHARACTER = re.compile(f"[{_SCHEMA_CLASS}\ud800-\udfff]")
 # A whole text without any of them: the schema's pattern for every text a request carries,
 # and for the keys of its objects (which are short).
 TEXT_PATTERN = f"^[^{_SCHEMA_CLASS}]*$"
-KEY_PATTERN = f"^[^{_SCHEMA_CLASS}]{{0,1000}}$"
+KEY_PATTERN = f"^[^{_SCHEMA_CLASS}]{{0,{MAX_KEY_LENGTH}}}$"
 _DIRECTION_CONTROLS = {
     "\u202a": "left-to-right embedding",
     "\u202b": "right-to-left embedding",
