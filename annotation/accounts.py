@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import secrets
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotation.boundary import shown, text_refusal
+from annotation.csvfiles import csv_writer
 from annotation.models import PhaseQuota, User
+from annotation.usernames import by_skeleton, normalised, skeleton, username_problem
 from annotation.workflow import audit
 
-_USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
 MAX_ACCOUNTS_PER_UPLOAD = 500
 
 
@@ -24,25 +26,37 @@ class AccountError(ValueError):
 
 
 def parse_usernames(text: str) -> list[str]:
-    """Usernames from pasted or uploaded CSV: the first column of each row, header optional."""
+    """Usernames from pasted or uploaded CSV: the first column of each row, header optional.
+
+    Names are stored in NFKC form; a name like an existing one, or like another in the same
+    upload, is refused (annotation/usernames.py).
+    """
     names: list[str] = []
     problems: list[str] = []
-    for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+    taken = by_skeleton(User.objects.values_list("username", flat=True))
+    in_upload: dict[str, str] = {}
+    try:
+        rows = list(enumerate(csv.reader(io.StringIO(text)), start=1))
+    except csv.Error as exc:
+        raise AccountError(f"not valid CSV ({exc})") from exc
+    for number, row in rows:
         if not row or not row[0].strip():
             continue
-        name = row[0].strip()
+        if refusal := text_refusal(row[0], limit=1_000):
+            problems.append(f"line {number}: {refusal.message}")
+            continue
+        name = normalised(row[0])
         if number == 1 and name.lower() == "username":
             continue
-        if not _USERNAME.match(name):
-            problems.append(f"line {number}: {name!r} is not a valid username")
-        elif name in names:
-            problems.append(f"line {number}: {name!r} appears twice")
+        if skeleton(name) in in_upload:
+            problems.append(f"line {number}: {name!r} appears twice (or looks like another)")
+        elif problem := username_problem(name, taken):
+            problems.append(f"line {number}: {shown(problem, 300)}")
         else:
             names.append(name)
+            in_upload[skeleton(name)] = name
     if len(names) > MAX_ACCOUNTS_PER_UPLOAD:
         problems.append(f"at most {MAX_ACCOUNTS_PER_UPLOAD} accounts per upload")
-    taken = set(User.objects.filter(username__in=names).values_list("username", flat=True))
-    problems.extend(f"{name!r} already has an account" for name in names if name in taken)
     if problems:
         raise AccountError("; ".join(problems))
     if not names:
@@ -61,7 +75,7 @@ def create_annotators(
     """
     created = []
     for name in usernames:
-        password = secrets.token_urlsafe(9)
+        password = one_time_password()
         user = User(
             username=name,
             role=User.Role.ANNOTATOR,
@@ -75,10 +89,20 @@ def create_annotators(
     return created
 
 
+def one_time_password() -> str:
+    """12 random characters (72 bits) from the URL-safe alphabet, starting with a letter or
+    digit: a spreadsheet would read a leading - as a formula, and the CSV would have to
+    neutralise it (annotation/csvfiles.py), changing the password shown."""
+    password = secrets.token_urlsafe(9)
+    if not password[0].isalnum():
+        password = secrets.choice("abcdefghijkmnpqrstuvwxyz23456789") + password[1:]
+    return password
+
+
 def one_time_passwords_csv(created: list[tuple[str, str]]) -> str:
     """The new accounts as CSV (username, password), for the manager to download once."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv_writer(out)
     writer.writerow(["username", "password"])
     writer.writerows(created)
     return out.getvalue()
@@ -95,6 +119,8 @@ def update_account(
     active: bool,
 ) -> None:
     """Change one account; records what changed in the audit log."""
+    if user.is_superuser and not manager.is_superuser:
+        raise AccountError("only a superuser can change a superuser's account")
     if user == manager and (not active or role != User.Role.MANAGER):
         raise AccountError("you cannot remove your own manager role or deactivate yourself")
     before = {
@@ -141,3 +167,32 @@ def qualify(user: User, phase: int, manager: User) -> None:
     user.qualified_phases = sorted({*user.qualified_phases, int(phase)})
     user.save(update_fields=["qualified_phases"])
     audit(manager, "account", f"qualified {user.username} for phase {phase}", user=user.username)
+
+
+class StaffPasswordLength:
+    """Django password validator: accounts that see more than their own tasks (managers,
+    researchers, admin staff) need a longer password than annotators (settings:
+    STAFF_PASSWORD_MIN_LENGTH, 12 by default; annotators keep Django's 8)."""
+
+    def __init__(self, min_length: int = 12):
+        self.min_length = min_length
+
+    @staticmethod
+    def is_staff(user) -> bool:
+        if user is None:
+            return False
+        return bool(
+            user.is_staff
+            or user.is_superuser
+            or getattr(user, "role", User.Role.ANNOTATOR) != User.Role.ANNOTATOR
+        )
+
+    def validate(self, password: str, user=None) -> None:
+        if self.is_staff(user) and len(password) < self.min_length:
+            raise ValidationError(
+                f"Staff passwords need at least {self.min_length} characters.",
+                code="password_too_short",
+            )
+
+    def get_help_text(self) -> str:
+        return f"Managers, researchers and admin staff need at least {self.min_length} characters."

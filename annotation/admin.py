@@ -28,6 +28,24 @@ class UserAdmin(DjangoUserAdmin):
         ("Annotation", {"fields": ("role", "qualified_phases", "completed_tours")}),
     )
 
+    # Only a superuser changes a superuser, or makes one: staff who may edit accounts
+    # could otherwise raise themselves or lock the superuser out.
+    def has_change_permission(self, request, obj=None) -> bool:
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = super().get_readonly_fields(request, obj)
+        if not request.user.is_superuser:
+            fields = (*fields, "is_superuser", "is_staff", "user_permissions", "groups")
+        return fields
+
 
 @admin.register(PhaseQuota)
 class PhaseQuotaAdmin(admin.ModelAdmin):

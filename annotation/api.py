@@ -25,7 +25,6 @@ from drf_spectacular.utils import (
 )
 from knox import views as knox_views
 from rest_framework import mixins, status, viewsets
-from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.decorators import action
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -41,15 +40,12 @@ from annotation.phases import parts_of, registered
 from annotation.serializers import (
     SUBMIT_SERIALIZERS,
     TASK_PAGE_SERIALIZERS,
-    DisputeTaskSerializer,
+    CredentialsSerializer,
     DraftSerializer,
     ErrorSerializer,
     EvidenceRoundResultSerializer,
-    EvidenceTaskSerializer,
     NextTaskSerializer,
     NormalisationResultSerializer,
-    NormalisationTaskSerializer,
-    QualityCheckTaskSerializer,
     SavedDraftSerializer,
     StaleDraftSerializer,
     SubmittedTaskSerializer,
@@ -60,15 +56,11 @@ from annotation.serializers import (
 )
 from annotation.vocabulary import Phase
 
+# Told apart by their phase (the discriminator); each page's schema admits only its phases.
 TASK_PAGE = PolymorphicProxySerializer(
     component_name="TaskPage",
-    serializers=[
-        NormalisationTaskSerializer,
-        EvidenceTaskSerializer,
-        QualityCheckTaskSerializer,
-        DisputeTaskSerializer,
-    ],
-    resource_type_field_name=None,
+    serializers={str(int(phase)): TASK_PAGE_SERIALIZERS[phase] for phase in Phase},
+    resource_type_field_name="phase",
 )
 
 
@@ -258,7 +250,7 @@ class TokenView(knox_views.LoginView):
 
     @extend_schema(
         summary="Get an API token",
-        request=AuthTokenSerializer,
+        request=CredentialsSerializer,
         responses={
             200: TokenSerializer,
             # Left to the shared default (config/api.py): DRF's validation errors, e.g.
@@ -268,7 +260,7 @@ class TokenView(knox_views.LoginView):
         },
     )
     def post(self, request: Request, format=None) -> Response:
-        form = AuthTokenSerializer(data=request.data, context={"request": request})
+        form = CredentialsSerializer(data=request.data, context={"request": request})
         if not form.is_valid():
             if getattr(request, "axes_locked_out", False):
                 return Response({"detail": LOCKED_OUT}, status=status.HTTP_429_TOO_MANY_REQUESTS)

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from django.db import transaction
 
+from annotation.boundary import MAX_TEXT_LENGTH, InputRefused, read_json, text_refusal
 from annotation.models import Article, Batch, Transition
+from annotation.submissions import TEXT_LIMITS
 from annotation.workflow import open_article_for_normalisation
 from search_proxy.fetch import queue_snapshots
 from search_proxy.webaddress import is_web_address, normalize_url
@@ -33,6 +35,22 @@ COLUMNS = (
     "rating",
 )
 MAX_REPORTED_PROBLEMS = 50
+# The article field each text column fills: its max_length is the column's limit.
+_STORED_AS = {
+    "url": "normalized_url",
+    "publisher": "publisher",
+    "claimant": "claimreview_claimant",
+    "rating": "claimreview_rating",
+}
+
+
+def column_limit(column: str) -> int:
+    """The most characters a column may hold: what its article field stores."""
+    if column == "url":
+        return TEXT_LIMITS["web_address"]
+    if column in _STORED_AS:
+        return Article._meta.get_field(_STORED_AS[column]).max_length
+    return MAX_TEXT_LENGTH
 
 
 class IntakeError(ValueError):
@@ -111,8 +129,11 @@ def _csv_rows(stream, problems: list[str]) -> Iterator[tuple[int, dict]]:
         problems.append(
             f"line 1: unknown column(s) {', '.join(unknown)}; known: {', '.join(COLUMNS)}"
         )
-    for row in reader:
-        yield reader.line_num, row
+    try:
+        for row in reader:
+            yield reader.line_num, row
+    except csv.Error as exc:
+        problems.append(f"line {reader.line_num + 1}: not valid CSV ({exc})")
 
 
 def _json_rows(stream, problems: list[str]) -> Iterator[tuple[int, dict]]:
@@ -120,9 +141,13 @@ def _json_rows(stream, problems: list[str]) -> Iterator[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            # Nesting is judged here, each text by its field below.
+            value = read_json(line, f"line {number}", check=False)
         except json.JSONDecodeError as exc:
             problems.append(f"line {number}: not valid JSON ({exc.msg})")
+            continue
+        except InputRefused as exc:
+            problems.append(str(exc))
             continue
         if not isinstance(value, dict):
             problems.append(f"line {number}: must be a JSON object")
@@ -140,13 +165,26 @@ def _validate(line: int, raw: dict, problems: list[str]) -> IntakeRow | None:
         if not isinstance(value, str):
             problems.append(f"line {line}, field '{key}': must be text")
             return ""
+        # The input boundary: nothing the database or the screens cannot take.
+        if refusal := text_refusal(value.strip(), limit=column_limit(key)):
+            problems.append(f"line {line}, field '{key}': {refusal.message}")
+            return ""
         return value.strip()
 
+    for key in raw:
+        if key not in COLUMNS and (refusal := text_refusal(str(key), limit=100)):
+            problems.append(f"line {line}: a field name {refusal.message}")
     url = text("url")
     if not url:
-        problems.append(f"line {line}, field 'url': is missing")
+        if len(problems) == before:
+            problems.append(f"line {line}, field 'url': is missing")
     elif not is_web_address(url):
         problems.append(f"line {line}, field 'url': must start with http:// or https://")
+    elif len(normalize_url(url)) > column_limit("url"):
+        problems.append(
+            f"line {line}, field 'url': is too long once written in its standard form "
+            f"(at most {column_limit('url'):,} characters)"
+        )
     dates = {}
     for key in ("publication_date", "claim_date"):
         value = text(key)
@@ -202,7 +240,7 @@ def import_articles(
             url=row.url,
             normalized_url=key,
             title=row.title,
-            publisher=row.publisher or key.split("/")[2],
+            publisher=(row.publisher or key.split("/")[2])[: column_limit("publisher")],
             published_on=row.publication_date,
             claimreview_claim=row.claim_text,
             claimreview_claimant=row.claimant,

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from annotation.usernames import by_skeleton, username_problem
 from annotation.vocabulary import (
     BLIND_PHASES,
     AnswerType,
@@ -55,8 +57,20 @@ class User(AbstractUser):
         # password ends every API token, as Django's session hash ends other sessions.
         password_changed = self._password is not None and self.pk is not None
         super().save(*args, **kwargs)
-        if password_changed:
+        # A deactivated account keeps no token: one that only answered 401 while the
+        # account was off would work again the moment it is reactivated.
+        if password_changed or not self.is_active:
             self.revoke_api_tokens()
+
+    def clean(self) -> None:
+        # Django stores the NFKC form; a new or renamed account must also not look like
+        # another one (annotation/usernames.py). Admin forms call this.
+        super().clean()
+        stored = User.objects.filter(pk=self.pk).values_list("username", flat=True).first()
+        if self.username != stored:
+            others = User.objects.exclude(pk=self.pk).values_list("username", flat=True)
+            if problem := username_problem(self.username, by_skeleton(others)):
+                raise ValidationError({"username": problem})
 
     def revoke_api_tokens(self) -> None:
         self.auth_token_set.all().delete()
@@ -503,35 +517,6 @@ class Task(models.Model):
         Task.objects.filter(pk=self.pk).update(
             last_activity_at=self.last_activity_at, lease_expires_at=self.lease_expires_at
         )
-
-
-def unstorable_text(value: object, path: str = "draft") -> str | None:
-    """Where `value` (decoded JSON) holds text the database cannot store, if anywhere.
-
-    PostgreSQL's JSON refuses the NUL character and no database stores half of a UTF-16
-    surrogate pair; both arrive easily from a JSON body ("\\u0000", "\\ud800").
-    """
-    if isinstance(value, str):
-        if "\x00" in value:
-            return f"{path} holds a NUL character"
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return f"{path} holds an unpaired surrogate (\\ud800-\\udfff)"
-        return None
-    if isinstance(value, dict):
-        items = [(str(key), key) for key in value] + [(str(k), v) for k, v in value.items()]
-    elif isinstance(value, list):
-        items = [(str(i), v) for i, v in enumerate(value)]
-    else:
-        return None
-    for key, item in items:
-        # The path goes into an error message, which must itself be storable and printable.
-        shown = key.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
-        problem = unstorable_text(item, f"{path}.{shown}")
-        if problem:
-            return problem
-    return None
 
 
 class StaleDraft(Exception):

@@ -13,8 +13,10 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 
 from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim
 from annotation.evidence import blocking, evidence_problems
@@ -25,7 +27,6 @@ from annotation.models import (
     EvidenceRound,
     Question,
     Task,
-    unstorable_text,
 )
 from annotation.normalisation import normalisation_problems
 from annotation.phases import parts_of, registered
@@ -35,6 +36,7 @@ from annotation.submissions import (
     NormalisedClaim,
     QuestionData,
 )
+from annotation.usernames import normalised
 from annotation.vocabulary import (
     NO_ANSWER_TEXT,
     AnswerType,
@@ -169,6 +171,20 @@ class BlindClaimSerializer(serializers.ModelSerializer):
         return {**data, **{name: shown[name] for name in ADDRESS_FIELDS}}
 
 
+def phase_field(*phases: Phase) -> serializers.IntegerField:
+    """The task page's phase, in the schema as exactly the phases that page is for: the
+    pages' oneOf then never fits two shapes (a P4 page is no P2 page with extra fields)."""
+
+    @extend_schema_field(
+        {"type": "integer", "enum": [int(p) for p in phases], "readOnly": True},
+        component_name=None,
+    )
+    class PhaseField(serializers.IntegerField):
+        pass
+
+    return PhaseField(read_only=True)
+
+
 class _TaskPageSerializer(serializers.ModelSerializer):
     class Meta:
         model = Task
@@ -179,6 +195,7 @@ class _TaskPageSerializer(serializers.ModelSerializer):
 class NormalisationTaskSerializer(_TaskPageSerializer):
     """P1: the article to split into claims."""
 
+    phase = phase_field(Phase.NORMALISATION)
     article = ArticleSerializer(read_only=True)
 
     class Meta(_TaskPageSerializer.Meta):
@@ -189,6 +206,7 @@ class NormalisationTaskSerializer(_TaskPageSerializer):
 class EvidenceTaskSerializer(_TaskPageSerializer):
     """P2: the claim to find evidence for, and the article it came from."""
 
+    phase = phase_field(Phase.QUESTIONS)
     claim = ClaimSerializer(read_only=True)
     article = ArticleLinkSerializer(read_only=True)
 
@@ -202,6 +220,7 @@ class DisputeTaskSerializer(EvidenceTaskSerializer):
 
     # The pairs come in the context as "evidence" (the view knows which round is shown).
 
+    phase = phase_field(Phase.DISPUTE)
     questions = serializers.SerializerMethodField()
 
     class Meta(EvidenceTaskSerializer.Meta):
@@ -218,6 +237,7 @@ class QualityCheckTaskSerializer(_TaskPageSerializer):
 
     # The pairs come in the context as "evidence" (the view knows which round is shown).
 
+    phase = phase_field(Phase.QUALITY_CHECK, Phase.POST_CONTROL)
     claim = BlindClaimSerializer(read_only=True)
     questions = serializers.SerializerMethodField()
 
@@ -311,17 +331,13 @@ class TaskFilterSerializer(serializers.Serializer):
 
 class DraftSerializer(serializers.Serializer):
     draft = serializers.DictField(
-        help_text="The unsent work, in whatever shape the page keeps; no NUL characters or "
-        "unpaired surrogates anywhere (400)."
+        help_text="The unsent work, in whatever shape the page keeps. Like every text the "
+        "API takes, no NUL, half surrogate pair, control or direction-override character, "
+        "text over 100,000 characters or nesting over 32 levels anywhere in it (400)."
     )
     version = serializers.IntegerField(
         min_value=0, help_text="The draft_version this draft was based on."
     )
-
-    def validate_draft(self, draft: dict) -> dict:
-        if problem := unstorable_text(draft):
-            raise serializers.ValidationError(f"Cannot be saved: {problem}.")
-        return draft
 
 
 class SavedDraftSerializer(serializers.Serializer):
@@ -340,6 +356,30 @@ class StaleDraftSerializer(serializers.Serializer):
 
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
+
+
+class CredentialsSerializer(AuthTokenSerializer):
+    """What POST /api/v1/auth/token/ takes. The username is read in NFKC form, as the site's
+    sign-in reads it, so a name signs in the same way everywhere (annotation/usernames.py)."""
+
+    # Not blank, and not only spaces: the schema says so too (minLength and pattern).
+    username = serializers.CharField(
+        write_only=True,
+        min_length=1,
+        max_length=150,
+        validators=[RegexValidator(r"\S", message="Give a username.")],
+    )
+    password = serializers.CharField(
+        write_only=True,
+        trim_whitespace=False,
+        min_length=1,
+        max_length=4096,
+        style={"input_type": "password"},
+    )
+    token = None  # the answer's field (TokenSerializer), not the request's
+
+    def validate_username(self, username: str) -> str:
+        return normalised(username)
 
 
 class TokenSerializer(serializers.Serializer):

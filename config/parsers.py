@@ -1,8 +1,11 @@
-"""How the API reads JSON bodies: too large or too deeply nested is a clear client error.
+"""How the API reads JSON bodies: too large, too deeply nested or holding text the platform
+refuses is a clear client error.
 
 DRF reads JSON straight from the request stream, so Django's DATA_UPLOAD_MAX_MEMORY_SIZE
 never applies to it, and Python's decoder gives up on deep nesting with a RecursionError
-(a 500). Both become answers that say what was wrong.
+(a 500). Every decoded body then passes the input boundary (annotation/boundary.py): a NUL,
+half a surrogate pair, a control or direction-override character, an over-long text or a
+number too large to store is refused with a 400 that names the field and the path inside it.
 """
 
 from __future__ import annotations
@@ -11,12 +14,10 @@ from typing import Any
 
 from django.conf import settings
 from rest_framework import status
-from rest_framework.exceptions import APIException, ParseError
+from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 
-# No payload of this API nests deeper than a handful of levels (an evidence round: round,
-# questions, answers, fields).
-MAX_JSON_DEPTH = 32
+from annotation.boundary import MAX_DEPTH, Refusal, value_refusal
 
 
 class RequestTooLarge(APIException):
@@ -29,22 +30,17 @@ def too_large_message() -> str:
     return f"The request body is larger than the {limit / 2**20:.3g} MB this site accepts."
 
 
-def json_depth_problem(value: Any) -> str | None:
-    """Why `value` nests too deeply, or None; iterative, so it cannot itself overflow."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            return f"The JSON body nests deeper than {MAX_JSON_DEPTH} levels."
-        if isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in item.values())
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-    return None
+def refused_body(data: Any, refusal: Refusal) -> APIException:
+    """The API's answer to a refused body: under the top-level field the problem is in (as
+    DRF's validation errors are), or as the detail when it is the body as a whole."""
+    if refusal.code == "too_deep" or not isinstance(data, dict) or not refusal.path:
+        return ParseError(f"The JSON body {refusal.message}.")
+    field = refusal.path.split(".")[0]
+    return ValidationError({field: [f"{refusal.path} {refusal.message}."]}, code=refusal.code)
 
 
 class LimitedJSONParser(JSONParser):
-    """DRF's JSON parser with a size limit (413) and a nesting limit (400)."""
+    """DRF's JSON parser with a size limit (413), a nesting limit and the input boundary (400)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         request = (parser_context or {}).get("request")
@@ -59,8 +55,7 @@ class LimitedJSONParser(JSONParser):
         try:
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise ParseError(f"The JSON body nests deeper than {MAX_JSON_DEPTH} levels.") from None
-        problem = json_depth_problem(data)
-        if problem:
-            raise ParseError(problem)
+            raise ParseError(f"The JSON body nests deeper than {MAX_DEPTH} levels.") from None
+        if refusal := value_refusal(data):
+            raise refused_body(data, refusal)
         return data

@@ -71,7 +71,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "annotation.middleware.SessionIdleTimeout",
+    "config.middleware.NoStore",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Text no field takes (NUL, control and direction-override characters...) stops here.
+    "config.middleware.InputBoundary",
     "annotation.middleware.PasswordChangeRequired",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -127,10 +131,17 @@ AUTHENTICATION_BACKENDS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "signed-in"
 LOGOUT_REDIRECT_URL = "login"
+# Annotators: at least 8 characters; managers, researchers and admin staff at least
+# STAFF_PASSWORD_MIN_LENGTH. Never only digits, never a common password or one like the name.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {
+        "NAME": "annotation.accounts.StaffPasswordLength",
+        "OPTIONS": {"min_length": env_int("STAFF_PASSWORD_MIN_LENGTH", 12, minimum=8)},
+    },
 ]
 
 LANGUAGE_CODE = "en-gb"
@@ -177,6 +188,11 @@ CACHES = {"default": _cache}
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Password spraying (a guess or two on many usernames) from one address: after this many
+# wrong passwords from it, across usernames, the address itself is locked out for the same
+# time (annotation/signin.py). Higher than the per-account limit: offices share addresses.
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 20, minimum=1)
+AXES_HANDLER = "annotation.signin.SignInLimits"
 AXES_RESET_ON_SUCCESS = True
 # Lockouts are still logged as warnings; every successful sign-in is not worth a log line.
 AXES_VERBOSE = False
@@ -186,6 +202,14 @@ AXES_CLIENT_IP_CALLABLE = "annotation.middleware.client_address"
 # Reverse proxies in front of the app that append to X-Forwarded-For. 0: the header is not
 # trusted at all (anyone can send it); the client is the connection's address.
 NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
+
+# --- Sessions ------------------------------------------------------------------------------
+# A signed-in session ends after this long without a request (SessionIdleTimeout in
+# annotation/middleware.py), instead of Django's two weeks from sign-in.
+SESSION_IDLE_TIMEOUT = timedelta(hours=env_float("SESSION_IDLE_HOURS", 8.0))
+if SESSION_IDLE_TIMEOUT.total_seconds() < 60:
+    raise ImproperlyConfigured("SESSION_IDLE_HOURS must be at least a minute")
+SESSION_COOKIE_AGE = int(SESSION_IDLE_TIMEOUT.total_seconds())
 
 # --- HTTPS and browser protections (all on with PRODUCTION=1) -----------------------------
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", PRODUCTION)
@@ -246,8 +270,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "config.api.ApiSchema",
-    # Only the token endpoint is throttled: it is where passwords could be guessed.
-    "DEFAULT_THROTTLE_RATES": {"login": env_str("LOGIN_THROTTLE_RATE", "10/minute")},
+    # Every account's reads and writes are limited (429 with Retry-After), so one script
+    # cannot starve the others; the token endpoint has its own, lower limit per address.
+    "DEFAULT_THROTTLE_CLASSES": ["config.throttles.ReadThrottle", "config.throttles.WriteThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "login": env_str("LOGIN_THROTTLE_RATE", "10/minute"),
+        "api_read": env_str("API_READ_RATE", "240/minute"),
+        "api_write": env_str("API_WRITE_RATE", "120/minute"),
+    },
     "NUM_PROXIES": NUM_PROXIES,
 }
 REST_KNOX = {
@@ -265,6 +295,13 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "AVeriTeC annotation platform API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies get components of their own, so that the input boundary's rules can be
+    # stated on what clients send without touching what they receive (config/api.py).
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.api.boundary_in_schema",
+    ],
     # JSON is the documented body; form posts still work but are not promised to clients.
     "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
     # Two choice lists are both called "verdict"; name them apart in the schema.
@@ -272,6 +309,7 @@ SPECTACULAR_SETTINGS = {
         "VerdictEnum": "annotation.vocabulary.Verdict",
         "QualityVerdictEnum": "review.models.QUALITY_VERDICTS",
         "TaskStatusEnum": "annotation.models.Task.Status",
+        "PhaseEnum": "annotation.vocabulary.Phase",
     },
 }
 
@@ -458,12 +496,30 @@ if EXPORT_DEV_END <= EXPORT_TRAIN_END:
 SCORING_PROCESSES = env_int("SCORING_PROCESSES", 0, minimum=0)
 # Largest predictions/references file the scoring form accepts.
 SCORING_MAX_UPLOAD_MB = env_int("SCORING_MAX_UPLOAD_MB", 100, minimum=1)
+# Each account may have this many export jobs, and as many scoring jobs, waiting or running at
+# once (more is a 429 in the API, a form error on the page): a loop of requests cannot fill
+# the workers' queue or the disk.
+JOBS_RUNNING_PER_USER = env_int("JOBS_RUNNING_PER_USER", 2, minimum=1)
+# Export files kept: each account's newest EXPORT_FILES_PER_USER, none older than
+# EXPORT_FILE_DAYS (0: no age limit); older files are deleted after each export and hourly.
+EXPORT_FILES_PER_USER = env_int("EXPORT_FILES_PER_USER", 10, minimum=1)
+EXPORT_FILE_DAYS = env_int("EXPORT_FILE_DAYS", 7, minimum=0)
+CELERY_BEAT_SCHEDULE["remove-old-export-files"] = {
+    "task": "exports.tasks.remove_old_export_files",
+    "schedule": 3600.0,
+}
 # Webhooks ("claim accepted", "export finished"): HMAC-SHA256 signed POSTs, retried with
 # exponential backoff (base * 2**attempt seconds, capped) up to WEBHOOK_MAX_RETRIES times.
 WEBHOOKS_ENABLED = env_bool("WEBHOOKS_ENABLED", True)
 WEBHOOK_TIMEOUT = env_float("WEBHOOK_TIMEOUT", 5.0)  # seconds per attempt
 # Networks webhooks may reach although not public (tests' local receivers only; default none).
 WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS", [])
+# Ports webhooks may be sent to (default the web's own, 80 and 443): other ports of a public
+# host are its SSH, mail or database, which a webhook must never be able to poke.
+try:
+    WEBHOOK_ALLOWED_PORTS = [int(p) for p in env_list("WEBHOOK_ALLOWED_PORTS", ["80", "443"])]
+except ValueError as exc:
+    raise ImproperlyConfigured("WEBHOOK_ALLOWED_PORTS must be port numbers, e.g. 80,443") from exc
 WEBHOOK_MAX_RETRIES = env_int("WEBHOOK_MAX_RETRIES", 6, minimum=0)
 WEBHOOK_RETRY_BACKOFF = env_int("WEBHOOK_RETRY_BACKOFF", 10, minimum=1)  # seconds, first retry
 WEBHOOK_RETRY_BACKOFF_MAX = env_int("WEBHOOK_RETRY_BACKOFF_MAX", 3600, minimum=1)

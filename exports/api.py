@@ -7,16 +7,23 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import QuerySet
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import mixins, permissions, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.models import Claim
+from annotation.serializers import ErrorSerializer
 from exports.dataset import with_records_prefetched
 from exports.models import ExportJob, Webhook
 from exports.serializers import (
@@ -53,6 +60,19 @@ class ClaimPagination(CursorPagination):
             )
         return super().get_page_size(request)
 
+    def decode_cursor(self, request: Request):
+        # The position is the updated_at of the page's edge; a crafted one that is no time
+        # would reach the database as a filter and fail there (a 500): it is not found.
+        cursor = super().decode_cursor(request)
+        if cursor is not None and cursor.position is not None:
+            try:
+                valid = parse_datetime(cursor.position) is not None
+            except ValueError:
+                valid = False
+            if not valid:
+                raise NotFound(self.invalid_cursor_message)
+        return cursor
+
     def get_schema_operation_parameters(self, view) -> list[dict]:
         parameters = super().get_schema_operation_parameters(view)
         for parameter in parameters:
@@ -61,16 +81,19 @@ class ClaimPagination(CursorPagination):
         return parameters
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter("state", OpenApiTypes.STR, enum=Claim.State.values),
-        OpenApiParameter(
-            "updated_since",
-            OpenApiTypes.DATETIME,
-            description="Only claims changed at or after this time; poll with the newest "
-            "updated_at seen so far.",
-        ),
-    ]
+@extend_schema_view(
+    # The filters apply to the list only; one claim by id takes none.
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("state", OpenApiTypes.STR, enum=Claim.State.values),
+            OpenApiParameter(
+                "updated_since",
+                OpenApiTypes.DATETIME,
+                description="Only claims changed at or after this time; poll with the newest "
+                "updated_at seen so far.",
+            ),
+        ]
+    )
 )
 class ClaimViewSet(viewsets.ReadOnlyModelViewSet):
     """Claims with their AVeriTeC records: ``?state=accepted&updated_since=2024-05-01T00:00Z``."""
@@ -102,6 +125,24 @@ class ExportJobViewSet(
     serializer_class = ExportJobSerializer
     permission_classes = [permissions.IsAuthenticated, IsResearcherOrManager]
     queryset = ExportJob.objects.select_related("batch")
+
+    @extend_schema(
+        responses={
+            201: ExportJobSerializer,
+            429: OpenApiResponse(
+                ErrorSerializer,
+                "Too many requests, or JOBS_RUNNING_PER_USER of your exports are still "
+                "waiting or running.",
+            ),
+        }
+    )
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        if problem := ExportJob.quota_problem(request.user):
+            return Response({"detail": problem}, status=429)
+        self.perform_create(serializer)
+        return Response(serializer.data, status=201)
 
     def perform_create(self, serializer: ExportJobSerializer) -> None:
         job = serializer.save(requested_by=self.request.user)

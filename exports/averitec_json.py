@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import IO, Any
 
+from annotation.boundary import InputRefused, read_json, value_refusal
 from annotation.vocabulary import (
     AnswerType,
     SourceMedium,
@@ -173,14 +174,6 @@ class _Reader:
         if type(value) is not kind:
             self._fail(key, f"must be {_TYPE_NAMES[kind]}, not {_type_name(value)}")
             return None
-        if kind is str and "\x00" in value:
-            # PostgreSQL cannot store NUL characters in text.
-            self._fail(key, "contains a NUL character (\\u0000)")
-            return None
-        if kind is str and not _is_utf8(value):
-            # A JSON file may spell half a surrogate pair ("\\ud800"); no database stores it.
-            self._fail(key, "contains an unpaired surrogate (\\ud800-\\udfff)")
-            return None
         return value
 
     def url(self, key: str, *, required: bool = True, nullable: bool = False) -> str | None:
@@ -199,14 +192,6 @@ class _Reader:
         return value
 
 
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def parse_dataset(data: Any, *, require_label: bool = True) -> list[ParsedClaim]:
     """Validate a decoded AVeriTeC JSON value and return its records.
 
@@ -219,6 +204,13 @@ def parse_dataset(data: Any, *, require_label: bool = True) -> list[ParsedClaim]
         )
     parsed = []
     for index, record in enumerate(data):
+        # The input boundary first (annotation/boundary.py): NUL, half surrogate pairs,
+        # control and direction-override characters, over-long text and deep nesting
+        # anywhere in the record, unknown fields included (they are kept and exported).
+        if refusal := value_refusal(record):
+            field = f", field '{refusal.path}'" if refusal.path else ""
+            problems.add(f"record {index}{field}", refusal.message)
+            continue
         claim = _parse_claim(index, record, problems, require_label=require_label)
         if claim is not None:
             parsed.append(claim)
@@ -230,7 +222,9 @@ def parse_dataset(data: Any, *, require_label: bool = True) -> list[ParsedClaim]
 def load_dataset(stream: IO[str], *, require_label: bool = True) -> list[ParsedClaim]:
     """Decode and validate a dataset file; a file that is not JSON gets the line and column."""
     try:
-        data = json.load(stream)
+        data = read_json(stream.read(), check=False)
+    except InputRefused as exc:
+        raise DatasetFormatError([f"the file {exc.refusal.message}"]) from exc
     except json.JSONDecodeError as exc:
         raise DatasetFormatError(
             [f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"]
@@ -408,6 +402,8 @@ def iter_json_lines(lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
     for number, line in enumerate(lines, start=1):
         if line.strip():
             try:
-                yield number, json.loads(line)
+                yield number, read_json(line, f"line {number}", check=False)
+            except InputRefused as exc:
+                raise DatasetFormatError([str(exc)]) from exc
             except json.JSONDecodeError as exc:
                 raise DatasetFormatError([f"line {number}: not valid JSON ({exc.msg})"]) from exc

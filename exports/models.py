@@ -16,6 +16,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from annotation.boundary import shown
 from annotation.models import Batch
 from exports.splits import SPLIT_CHOICES, Selection
 
@@ -25,7 +26,14 @@ SCORING_FOLDER = "scoring"
 PROGRESS_INTERVAL = timedelta(seconds=0.5)
 
 
+# A job unfinished this long lost its worker: it no longer counts against its owner's quota.
+QUOTA_FORGETS_AFTER = timedelta(hours=24)
+
+
 class JobQuerySet(models.QuerySet):
+    def unfinished(self) -> JobQuerySet:
+        return self.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING])
+
     def claim(self, pk: int) -> bool:
         """Move a queued job to running; False if another delivery already took it."""
         return bool(
@@ -65,6 +73,18 @@ class Job(models.Model):
     def is_finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
 
+    @classmethod
+    def quota_problem(cls, user) -> str | None:
+        """Why `user` may not start another job of this kind now (JOBS_RUNNING_PER_USER
+        waiting or running at once), or None."""
+        limit = settings.JOBS_RUNNING_PER_USER
+        since = timezone.now() - QUOTA_FORGETS_AFTER
+        running = cls.objects.unfinished().filter(requested_by=user, created_at__gte=since)
+        if running.count() < limit:
+            return None
+        kind = cls._meta.verbose_name_plural
+        return f"You have {limit} {kind} waiting or running, the most at once; wait for one."
+
     @property
     def percent(self) -> int:
         if self.status == self.Status.DONE:
@@ -99,7 +119,8 @@ class Job(models.Model):
         self.refresh_from_db()
 
     def fail(self, error: str) -> None:
-        self.finish(status=self.Status.FAILED, error=error[:10_000])
+        # The message may quote the bad input: escaped, so that it can be stored and shown.
+        self.finish(status=self.Status.FAILED, error=shown(error, 10_000))
 
 
 class ExportJob(Job):
@@ -154,6 +175,31 @@ class ExportJob(Job):
         folder.mkdir(parents=True, exist_ok=True)
         count = write_export(folder / file_name, fmt=self.fmt, queryset=claims, progress=advance)
         self.finish(file_name=file_name, claims=count)
+
+    def remove_file(self) -> None:
+        """Delete the file; the job stays listed, its download is gone."""
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+        ExportJob.objects.filter(pk=self.pk).update(file_name="")
+        self.file_name = ""
+
+    @classmethod
+    def remove_old_files(cls, now=None) -> int:
+        """Keep each account's newest EXPORT_FILES_PER_USER files, none older than
+        EXPORT_FILE_DAYS (0: no age limit); delete the others. Returns how many went."""
+        now = now or timezone.now()
+        with_files = cls.objects.exclude(file_name="").order_by("-created_at", "-id")
+        doomed: dict[int, ExportJob] = {}
+        if settings.EXPORT_FILE_DAYS:
+            cutoff = now - timedelta(days=settings.EXPORT_FILE_DAYS)
+            doomed.update((job.pk, job) for job in with_files.filter(finished_at__lt=cutoff))
+        owners = with_files.order_by().values_list("requested_by", flat=True).distinct()
+        for owner in owners:
+            extra = with_files.filter(requested_by=owner)[settings.EXPORT_FILES_PER_USER :]
+            doomed.update((job.pk, job) for job in extra)
+        for job in doomed.values():
+            job.remove_file()
+        return len(doomed)
 
 
 class ScoringJob(Job):

@@ -42,6 +42,7 @@ from typing import IO, Any
 
 from django.conf import settings
 
+from annotation.boundary import InputRefused, read_json
 from pipeline.scoring import (
     LABELS,
     LEVELS,
@@ -66,7 +67,9 @@ def read_records(stream: IO[bytes] | IO[str], name: str) -> list[Any]:
         raise ScoringInputError([f"{name}: the file is empty"])
     if stripped[0] == "[":
         try:
-            return json.loads(text)
+            return read_json(text, check=False)
+        except InputRefused as exc:
+            raise ScoringInputError([f"{name}: {exc.refusal.message}"]) from exc
         except json.JSONDecodeError as exc:
             raise ScoringInputError(
                 [f"{name}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"]
@@ -75,7 +78,9 @@ def read_records(stream: IO[bytes] | IO[str], name: str) -> list[Any]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
-                records.append(json.loads(line))
+                records.append(read_json(line, check=False))
+            except InputRefused as exc:
+                raise ScoringInputError([f"{name}: line {number} {exc.refusal.message}"]) from exc
             except json.JSONDecodeError as exc:
                 raise ScoringInputError(
                     [

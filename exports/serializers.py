@@ -58,7 +58,10 @@ class ExportJobSerializer(serializers.ModelSerializer):
         source="fmt", choices=ExportJob.Format.choices, default=ExportJob.Format.JSON
     )
     batch = serializers.PrimaryKeyRelatedField(
-        queryset=Batch.objects.all(), required=False, allow_null=True
+        queryset=Batch.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="The id of an existing batch; an unknown one is refused (400).",
     )
     percent = serializers.IntegerField(read_only=True)
     download_url = serializers.SerializerMethodField()
@@ -83,6 +86,10 @@ class ExportJobSerializer(serializers.ModelSerializer):
             "finished_at",
             "download_url",
         ]
+        extra_kwargs = {
+            "since": {"help_text": "First claim date (inclusive); not after until (400)."},
+            "until": {"help_text": "Last claim date (inclusive); not before since (400)."},
+        }
         read_only_fields = [
             "status",
             "progress_done",
@@ -101,7 +108,7 @@ class ExportJobSerializer(serializers.ModelSerializer):
         return data
 
     def get_download_url(self, job: ExportJob) -> str | None:
-        if job.status != ExportJob.Status.DONE:
+        if job.status != ExportJob.Status.DONE or not job.file_name:
             return None
         url = reverse("exports_api:export-job-download", args=[job.pk])
         request = self.context.get("request")

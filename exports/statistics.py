@@ -11,7 +11,6 @@ source media per answer.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections import Counter
 from collections.abc import Iterable
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from annotation.csvfiles import csv_writer
 from annotation.vocabulary import AnswerType, ClaimType, SourceMedium, Strategy, Verdict
 from exports.averitec_json import parse_claim_date
 from exports.splits import SPLITS, SplitBoundaries
@@ -182,7 +182,7 @@ class Statistics:
 
     def to_csv(self) -> str:
         out = io.StringIO()
-        csv.writer(out, lineterminator="\n").writerows(self.csv_rows())
+        csv_writer(out, lineterminator="\n").writerows(self.csv_rows())
         return out.getvalue()
 
 

@@ -23,6 +23,7 @@ from exports.webhooks import deliver_webhook, requeue_pending_webhooks
 __all__ = [
     "deliver_webhook",
     "export_dataset_file",
+    "remove_old_export_files",
     "requeue_pending_webhooks",
     "run_export_job",
     "run_scoring_job",
@@ -57,8 +58,17 @@ def run_export_job(job_id: int) -> str | None:
     except Exception as exc:
         logger.exception("export job %s failed", job_id)
         job.fail(f"{exc.__class__.__name__}: {exc}")
+    # The new file may push an older one of its owner past the kept number.
+    ExportJob.remove_old_files()
+    job.refresh_from_db()
     webhooks.notify_export_finished(job)
     return job.status
+
+
+@shared_task
+def remove_old_export_files() -> int:
+    """The beat schedule's sweep: export files past their age (EXPORT_FILE_DAYS)."""
+    return ExportJob.remove_old_files()
 
 
 @shared_task(acks_late=True)

@@ -70,6 +70,8 @@ def _export_page(request: HttpRequest, form: ExportJobForm, status: int = 200) -
 @researcher_required
 def export_create(request: HttpRequest) -> HttpResponse:
     form = ExportJobForm(request.POST)
+    if form.is_valid() and (problem := ExportJob.quota_problem(request.user)):
+        form.add_error(None, problem)
     if not form.is_valid():
         if request.htmx:
             context = {"form": form, "boundaries": SplitBoundaries.from_settings()}
@@ -183,6 +185,8 @@ def statistics(request: HttpRequest) -> HttpResponse:
 @researcher_required
 def scoring_form(request: HttpRequest) -> HttpResponse:
     form = ScoringForm(request.POST or None, request.FILES or None)
+    if form.is_bound and form.is_valid() and (problem := ScoringJob.quota_problem(request.user)):
+        form.add_error(None, problem)
     if request.method == "POST" and form.is_valid():
         job = form.create_job(request.user)
         transaction.on_commit(lambda: run_scoring_job.delay(job.pk))

@@ -55,6 +55,10 @@ class WebhookDeliveryError(Exception):
         self.status = status
 
 
+class PortRefused(FetchRefused):
+    """A receiver on a port webhooks may not use (WEBHOOK_ALLOWED_PORTS)."""
+
+
 def signature(secret: str, timestamp: str, body: bytes) -> str:
     """``sha256=`` + hex HMAC-SHA256 of ``timestamp + "." + body`` under ``secret``."""
     mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
@@ -87,6 +91,8 @@ def post(delivery: WebhookDelivery) -> int:
     }
     try:
         target, address = checked_receiver(delivery.webhook.url)
+    except PortRefused as exc:
+        raise WebhookDeliveryError(str(exc)) from exc
     except (FetchRefused, PageUnavailable) as exc:
         raise WebhookDeliveryError(f"Webhooks only go to public web addresses. {exc}") from exc
     timeout = urllib3.Timeout(connect=settings.WEBHOOK_TIMEOUT, read=settings.WEBHOOK_TIMEOUT)
@@ -120,7 +126,19 @@ def checked_receiver(url: str) -> tuple[Target, str]:
     """
     target = parse_target(url)
     addresses = resolve(target.host, target.port, allowed_setting="WEBHOOK_ALLOWED_NETWORKS")
+    if problem := port_problem(target.port):
+        raise PortRefused(problem)
     return target, addresses[0]
+
+
+def port_problem(port: int) -> str | None:
+    """Why webhooks must not go to `port`: a public host's other ports are its mail, SSH,
+    database or Redis, which a crafted POST should never reach (WEBHOOK_ALLOWED_PORTS)."""
+    allowed = settings.WEBHOOK_ALLOWED_PORTS
+    if port in allowed:
+        return None
+    listed = ", ".join(str(p) for p in allowed)
+    return f"Webhooks only go to port {listed}; port {port} is refused."
 
 
 def receiver_problem(url: str) -> str | None:
@@ -130,6 +148,8 @@ def receiver_problem(url: str) -> str | None:
         return "a webhook needs an http or https address"
     try:
         checked_receiver(url)
+    except PortRefused as exc:
+        return str(exc)
     except (FetchRefused, PageUnavailable) as exc:
         return f"Webhooks only go to public web addresses. {exc}"
     return None

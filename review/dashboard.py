@@ -6,14 +6,13 @@ only lays them out as named tables (the same rows for the page and each CSV down
 
 from __future__ import annotations
 
-import csv
-
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import accounts
+from annotation.csvfiles import csv_writer
 from annotation.views.manage import manager_required, show_one_time_passwords
 from review import charts
 from review.agreement import ReportFilter, agreement_report, evidence_agreement
@@ -245,7 +244,7 @@ def dashboard_csv(request: HttpRequest, table: str) -> HttpResponse:
     header, rows = tables(agreement, progress_report(report_filter))[table]
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{table}.csv"'
-    writer = csv.writer(response)
+    writer = csv_writer(response)
     writer.writerow(header)
     writer.writerows(["" if cell is None else cell for cell in row] for row in rows)
     return response

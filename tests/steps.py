@@ -79,3 +79,22 @@ def new_article(**fields) -> Article:
     article = ArticleFactory(**fields)
     workflow.open_article_for_normalisation(article)
     return article
+
+
+def tasks_in_every_phase(holder, crew) -> dict:
+    """One task of each phase for `holder` to hold, each on an article of its own; `crew`
+    (four other annotators) does the phases before it. The P3 verdict disagrees with P2, so
+    the claim goes on to P4 and P5."""
+    held = {}
+    for phase in Phase:
+        new_article()
+        if phase > Phase.NORMALISATION:
+            normalise(crew[0])
+        if phase > Phase.QUESTIONS:
+            answer(crew[1], Verdict.REFUTED)
+        if phase > Phase.QUALITY_CHECK:
+            check(crew[2], Verdict.SUPPORTED)
+        if phase > Phase.DISPUTE:
+            resolve(crew[3])
+        held[phase] = take(holder, phase)
+    return held

@@ -89,9 +89,11 @@ class AccountForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for phase in Phase:
+            # The column holds a 32-bit number; no one hands in a million tasks of a phase.
             self.fields[f"quota_{phase.value}"] = forms.IntegerField(
                 required=False,
                 min_value=0,
+                max_value=1_000_000,
                 label=f"Quota P{phase.value}",
                 help_text="Empty for no limit.",
             )

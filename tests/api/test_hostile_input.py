@@ -252,3 +252,32 @@ def test_markup_in_a_claim_and_its_draft_is_shown_as_text_on_the_task_page(
     page = response.content.decode()
     assert markup not in page
     assert escape(markup) in page
+
+
+# --- Numbers and text the database cannot take, through the API (issue 25, item 3) -------
+
+
+@pytest.mark.parametrize(
+    ("draft", "where"),
+    [
+        ('{"n": 1e400}', "draft.n is a number too large to store"),
+        ('{"items": [1, -1e999]}', "draft.items.1 is a number too large to store"),
+        ('{"text": "right-to-left \\u202e"}', "draft.text holds a right-to-left override"),
+        ('{"\\u0007": "bell in a key"}', "draft has a key that holds the control character"),
+    ],
+)
+def test_a_draft_the_database_cannot_store_is_a_clear_400_naming_the_place(
+    task_in_progress, draft, where
+):
+    client, task = task_in_progress
+    version, saved = task.draft_version, task.draft
+    body = f'{{"draft": {draft}, "version": {version}}}'
+
+    response = client.generic(
+        "PUT", f"/api/v1/tasks/{task.pk}/draft/", body, content_type="application/json"
+    )
+
+    assert response.status_code == 400, response.content
+    assert where in response.json()["draft"][0]
+    task.refresh_from_db()
+    assert (task.draft_version, task.draft) == (version, saved)

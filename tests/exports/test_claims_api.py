@@ -106,3 +106,31 @@ def test_the_schema_describes_the_researchers_api(api):
     assert "/api/v1/claims/" in schema
     assert "updated_since" in schema
     assert "/api/v1/export-jobs/{id}/download/" in schema
+
+
+@pytest.mark.parametrize(
+    "position", ["not-a-time", "2020-13-45 25:00:00", "x\x00y", "2020-10-31'; DROP TABLE x;--"]
+)
+def test_a_crafted_cursor_is_a_404_not_a_server_error(api, claims, position):
+    from base64 import b64encode
+    from urllib.parse import urlencode
+
+    cursor = b64encode(urlencode({"p": position}).encode()).decode()
+
+    response = api.get("/api/v1/claims/", {"cursor": cursor})
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Invalid cursor"}
+
+
+def test_a_real_cursor_still_pages(api, claims):
+    first = api.get("/api/v1/claims/", {"page_size": 1}).json()
+    assert api.get(first["next"]).status_code == 200
+
+
+def test_the_filters_are_documented_on_the_list_only(api):
+    schema = api.get("/api/v1/schema/", {"format": "json"}).json()
+    listed = {p["name"] for p in schema["paths"]["/api/v1/claims/"]["get"]["parameters"]}
+    one = {p["name"] for p in schema["paths"]["/api/v1/claims/{id}/"]["get"]["parameters"]}
+    assert {"state", "updated_since", "cursor"} <= listed
+    assert one == {"id"}

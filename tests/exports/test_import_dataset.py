@@ -186,7 +186,7 @@ DAMAGE: list[tuple[str, Damage, str]] = [
     (
         "nul-character-in-a-speaker",
         lambda rs: rs[BAD].update(speaker="Joe\u0000Bloggs"),
-        f"record {BAD}, field 'speaker': contains a NUL character",
+        f"record {BAD}, field 'speaker': holds a NUL character",
     ),
     (
         "absurdly-long-article-url",

@@ -48,6 +48,8 @@ def receiver(settings) -> Iterator[Receiver]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    # Webhooks only go to ports 80 and 443; the receiver's own port is let through too.
+    settings.WEBHOOK_ALLOWED_PORTS = [80, 443, server.server_port]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     state.url = f"http://127.0.0.1:{server.server_port}/hooks/averitec"
@@ -133,6 +135,7 @@ def test_retries_are_bounded_and_then_the_delivery_fails(hook, receiver, eager_t
 
 def test_a_receiver_that_does_not_answer_counts_as_a_failure(hook, settings, eager_tasks):
     settings.WEBHOOK_MAX_RETRIES = 0
+    settings.WEBHOOK_ALLOWED_PORTS = [*settings.WEBHOOK_ALLOWED_PORTS, 9]
     hook.url = "http://127.0.0.1:9/closed"  # the discard port: nothing listens
     hook.save()
     [delivery] = webhooks.notify_claim_accepted(AcceptedClaimFactory())
