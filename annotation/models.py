@@ -605,11 +605,13 @@ class Question(models.Model):
 
 class AnswerQuerySet(models.QuerySet):
     def cited_by_imported_claims(self) -> AnswerQuerySet:
-        """Answers of imported claims that cite a known page, grouped by that page (the
-        order search_proxy.indexing.dataset_evidence reads them in)."""
+        """Answers of imported, accepted claims that cite a known page, grouped by that page
+        (the order search_proxy.indexing.dataset_evidence reads them in). Only accepted ones:
+        the search index must never hold the answers of claims still to be annotated."""
         return (
             self.filter(
                 question__evidence_round__claim__origin=Claim.Origin.IMPORTED,
+                question__evidence_round__claim__state=Claim.State.ACCEPTED,
                 source__isnull=False,
             )
             .select_related("source")
