@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 
 import pytest
 from django.urls import reverse
@@ -376,3 +377,53 @@ def test_the_sentences_of_an_opened_page_are_ranked_for_the_question(client, p2_
     )
     assert missing.status_code == 422
     assert Suggestion.objects.filter(kind=SuggestionKind.SENTENCES).count() == len(ranked)
+
+
+def test_offline_the_sentences_come_from_the_indexed_text_the_viewer_shows(
+    client, p2_task, annotator, monkeypatch
+):
+    """The page cannot be fetched (offline) and was never stored: the viewer shows the local
+    index's text of it, and the sentence suggestions rank that same text, by position."""
+    from search_proxy import fetch
+    from tests.search_proxy.conftest import document
+
+    url = "https://www.nature.com/articles/parks-budget"
+    page = document(
+        url,
+        "The council met in March.\nParks received 2.1 million pounds in 2019.\nNo libraries.",
+    )
+    page.normalized_url = normalize_url(url)
+    page.save()
+    attempts = []
+
+    def offline(address):
+        attempts.append(address)
+        raise fetch.PageUnavailable("The host name www.nature.com could not be resolved.")
+
+    monkeypatch.setattr(fetch, "download_page", offline)
+    client.force_login(annotator)
+    viewer = client.post(
+        reverse("annotation:open-result", args=[p2_task.pk]), {"url": url}, HTTP_HX_REQUEST="true"
+    )
+    assert b"could not be resolved" in viewer.content
+    shown = re.findall(rb"<p>([^<]*)</p>", viewer.content.split(b"data-sentences")[1])
+    assert shown[1] == b"Parks received 2.1 million pounds in 2019."
+    fetches = len(attempts)
+    response = client.get(
+        reverse("annotation:suggested-sentences", args=[p2_task.pk]),
+        {"url": url, "question": "How much money did the parks get in 2019?"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert len(attempts) == fetches  # no fetch of its own
+    best = Suggestion.objects.filter(kind=SuggestionKind.SENTENCES).order_by("position")[0]
+    assert best.details["sentence"] == 1
+    assert best.text == shown[1].decode()
+    # A page the viewer never showed any text of: a clear message, nothing logged.
+    missing = client.get(
+        reverse("annotation:suggested-sentences", args=[p2_task.pk]),
+        {"url": "https://elsewhere.example/never-opened", "question": "How much?"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert missing.status_code == 422
+    assert b"Open the page in the viewer first" in missing.content
