@@ -702,7 +702,8 @@ class Answer(models.Model):
         """The cited page may postdate the claim (for managers only: never on blind screens)."""
         if self.source is None:
             return False
-        return self.source.possible_temporal_leak(self.question.evidence_round.claim.claim_date)
+        claim_date = self.question.evidence_round.claim.claim_date
+        return self.source.possible_temporal_leak(claim_date, cited_url=self.source_url)
 
 
 # --- History ---------------------------------------------------------------------------

@@ -7,10 +7,12 @@ the batches of the claims that cite them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Count
+from django.utils import timezone
 
-from search_proxy.models import Source
+from search_proxy.models import ArchiveGate, Source
 
 NO_BATCH = "(no batch)"
 
@@ -60,3 +62,17 @@ def failures(limit: int = 200):
     return Source.objects.filter(archive_status=Source.ArchiveStatus.FAILED).order_by(
         "-claimed_at", "-pk"
     )[:limit]
+
+
+@dataclass
+class ArchivePause:
+    until: datetime
+    reason: str
+
+
+def current_pause() -> ArchivePause | None:
+    """The pause the archive imposed on every job (a 429), while it lasts."""
+    gate = ArchiveGate.state()
+    if gate.paused_until and gate.paused_until > timezone.now():
+        return ArchivePause(gate.paused_until, gate.pause_reason)
+    return None

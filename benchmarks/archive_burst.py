@@ -1,16 +1,23 @@
-"""A burst of cited pages to archive: are they all archived or failed, none lost, and is the
-global save-rate limit kept?
+"""A burst of cited pages to archive at the default limits: is every page archived or failed,
+none lost, each saved once, the archive's limits kept, and no request sent inside a 429?
 
-Queues N source URLs at once (as one big submit would), then runs the real archive jobs
-(search_proxy.archiving.run_archive_job: claim, availability/CDX lookup, save-rate slot,
-backoff) on several worker threads, each with its own database connection, against the stub
-Internet Archive of the tests (tests/search_proxy/archive_stub.py) on 127.0.0.1 through the
-real waybackpy client. The stub injects 503s, 429s with Retry-After, malformed answers and
-time-outs. The save rate is measured from the stub's own log of arrived save requests.
-Celery is replaced by an in-process queue that honours each job's countdown; the broker and
-worker-crash side is covered by tests/search_proxy/test_archive_worker.py. Run:
+Records N source URLs in one transaction (as one big submit would: the outbox), then lets
+the beat hand them to the real archive jobs (search_proxy.archiving.run_archive_job: claim,
+first-capture and availability look-ups, the save-slot timetable, the one line to the
+archive, backoff) on several worker threads with their own database connections
+(tests/search_proxy/archive_workers.py), against the stub Internet Archive of the tests
+(tests/search_proxy/archive_stub.py) on 127.0.0.1 through the real waybackpy client.
 
-    .venv/bin/python benchmarks/archive_burst.py [--urls 1000] [--rate-limit 300] [--workers 4]
+Every archive setting keeps its default, except the archive's keys (set unless
+--anonymous, which makes the default save rate 12 a minute instead of 4). The stub holds the
+client to Save Page Now's own limits (12 captures a minute authenticated, 4 anonymous,
+answering 429 with Retry-After beyond them) and injects 429s with Retry-After, 503s,
+connection resets, malformed answers and answers trickling in past the deadline. Every
+figure about requests comes from the stub's own log. Celery is replaced by an in-process
+queue that honours each job's countdown; the broker side is covered by
+tests/search_proxy/test_archive_worker.py. Run:
+
+    .venv/bin/python benchmarks/archive_burst.py [--urls 120] [--workers 4] [--anonymous]
 
 It works in its own database (averitec_bench_archive by default, created when missing) and
 empties the archive tables, so it refuses any database whose name does not say "bench".
@@ -19,16 +26,16 @@ empties the archive tables, so it refuses any database whose name does not say "
 from __future__ import annotations
 
 import argparse
-import heapq
 import logging
+import os
 import random
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
+from statistics import mean
 
 from tqdm import tqdm
 
@@ -41,14 +48,15 @@ from benchmarks.bench_db import (
 )
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/averitec_bench_archive"
-MAX_RUN_SECONDS = 3600  # every run ends: a job still waiting then counts as lost
+MAX_RUN_SECONDS = 3 * 3600  # every run ends: a job still waiting then counts as lost
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--urls", type=int, default=1000)
-    parser.add_argument("--rate-limit", type=int, default=300, help="saves a minute")
+    parser.add_argument("--urls", type=int, default=120)
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--anonymous", action="store_true", help="no archive keys: 4 a minute")
+    parser.add_argument("--retry-after", type=int, default=20, help="of the injected 429s")
     parser.add_argument(
         "--recent-share", type=float, default=0.4, help="share of pages with a recent capture"
     )
@@ -57,34 +65,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-class DelayedQueue:
-    """Stands in for the broker: jobs become available after their countdown."""
-
-    def __init__(self) -> None:
-        self.heap: list[tuple[float, int, int]] = []
-        self.lock = threading.Lock()
-        self.sent = 0
-
-    def send(self, ids, countdown: float = 0) -> None:
-        with self.lock:
-            for source_id in ids:
-                self.sent += 1
-                heapq.heappush(
-                    self.heap, (time.monotonic() + (countdown or 0), self.sent, source_id)
-                )
-
-    def take(self) -> int | None:
-        with self.lock:
-            if self.heap and self.heap[0][0] <= time.monotonic():
-                return heapq.heappop(self.heap)[2]
-        return None
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     name = database_name(args.database_url)
     refuse_unsafe_database(name)
     ensure_database(args.database_url, name)
+    for setting in [k for k in os.environ if k.startswith("ARCHIVE_")]:
+        del os.environ[setting]  # the defaults, as a deployment without overrides has them
+    if not args.anonymous:
+        os.environ["ARCHIVE_ACCESS_KEY"], os.environ["ARCHIVE_SECRET_KEY"] = "bench", "bench"
     setup_django(args.database_url)
 
     from django.conf import settings
@@ -92,92 +81,95 @@ def main(argv: Sequence[str] | None = None) -> None:
     from django.utils import timezone
 
     from search_proxy import archiving
-    from search_proxy.models import ArchiveSave, Source
+    from search_proxy.models import ArchiveGate, ArchiveSave, Source
     from tests.search_proxy.archive_stub import ArchiveStub, Fault
+    from tests.search_proxy.archive_workers import ArchiveWorkers
 
     refuse_unsafe_database(connection.settings_dict["NAME"])
-    logging.getLogger("search_proxy").setLevel(logging.WARNING)  # faults are expected here
+    logging.getLogger("search_proxy").setLevel(logging.ERROR)  # faults are expected here
     rng = random.Random(args.seed)
-    stub = ArchiveStub().start()
+    stub = ArchiveStub(save_limits={"authenticated": 12, "anonymous": 4}).start()
     settings.ARCHIVE_BASE_URL = stub.base_url
     settings.ARCHIVE_AVAILABILITY_URL = stub.base_url + "/wayback/available"
-    settings.ARCHIVE_HTTP_TIMEOUT = 2.0
-    settings.ARCHIVE_SAVE_RATE_LIMIT = args.rate_limit
-    settings.ARCHIVE_RETRY_BACKOFF, settings.ARCHIVE_RETRY_BACKOFF_MAX = 1.0, 8.0
-    settings.ARCHIVE_MAX_ATTEMPTS = 6
-    settings.ARCHIVE_ENABLED = True
     ArchiveSave.objects.all().delete()
+    ArchiveGate.objects.all().delete()
     Source.objects.filter(answers__isnull=True).delete()
 
     urls = [f"https://burst{n % 50}.example.org/story/{n}" for n in range(args.urls)]
     for url in urls:
         if rng.random() < args.recent_share:
             stub.add_capture(url, timezone.now() - timedelta(days=rng.randint(0, 6)))
+    too_many = Fault(429, {"Retry-After": str(args.retry_after)}, b"Too Many Requests")
     faults = (
-        [("save", Fault(503, body=b"Service Unavailable"))] * 20
-        + [("save", Fault(429, {"Retry-After": "3"}, b"Too Many Requests"))] * 10
-        + [("available", Fault(body=b"<html>maintenance</html>"))] * 10
-        + [("cdx", Fault(delay=3.0))] * 5
+        [(api, too_many) for api in ("save", "save", "available", "cdx")]
+        + [("save", Fault(503, body=b"Service Unavailable"))] * 4
+        + [(api, Fault(reset=True)) for api in ("save", "available", "cdx")]
+        + [("available", Fault(body=b"<html>maintenance</html>"))] * 3
+        + [("cdx", Fault(body=b"<html>maintenance</html>"))] * 3
+        + [("cdx", Fault(trickle=3.0, trickle_lines=10))]  # past the 20 s deadline
     )
     rng.shuffle(faults)
     for api, fault in faults:
         stub.fail_next(api, fault)
 
-    queue = DelayedQueue()
-    archiving.send_jobs = queue.send  # the jobs' own retries land here too
     started = time.monotonic()
     with transaction.atomic():
-        queued = archiving.queue_archiving(urls)
-    done = threading.Event()
-    runs = Counter()
-
-    def worker() -> None:
-        try:
-            while not done.is_set():
-                source_id = queue.take()
-                if source_id is None:
-                    time.sleep(0.02)
-                    continue
-                runs[str(archiving.run_archive_job(source_id) or "skipped")] += 1
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(args.workers)]
-    for thread in threads:
-        thread.start()
-    unsettled = Source.objects.filter(
-        pk__in=queued,
-        archive_status__in=[Source.ArchiveStatus.PENDING, Source.ArchiveStatus.RUNNING],
-    )
-    with tqdm(total=len(queued), unit="page", desc="archived or failed", mininterval=5) as bar:
-        while time.monotonic() - started < MAX_RUN_SECONDS:
-            left = unsettled.count()
-            bar.update(len(queued) - left - bar.n)
-            if not left:
-                break
-            time.sleep(1.0)
-    done.set()
-    for thread in threads:
-        thread.join(timeout=30)
+        queued = archiving.queue_archiving(urls)  # the submit: records, sends nothing
+    workers = ArchiveWorkers(args.workers, beat_seconds=settings.ARCHIVE_DISPATCH_SECONDS)
+    with (
+        workers,
+        tqdm(total=len(queued), unit="page", desc="archived or failed", mininterval=5) as bar,
+    ):
+        workers.wait_until_settled(
+            queued, MAX_RUN_SECONDS, progress=lambda done: bar.update(done - bar.n)
+        )
     elapsed = time.monotonic() - started
     stub.stop()
+    if workers.errors:
+        raise workers.errors[0]
 
-    states = Counter(Source.objects.filter(pk__in=queued).values_list("archive_status", flat=True))
-    saves_per_url = Counter(h.url for h in stub.hits_to("save", 200))
+    sources = Source.objects.filter(pk__in=queued)
+    states = Counter(sources.values_list("archive_status", flat=True))
+    made = Counter(stub.saves_made())
+    look_ups = [h for h in stub.received if h.api in ("available", "cdx")]
+    save_requests = [h for h in stub.received if h.api == "save"]
+    gaps = stub.gaps_after_429()
+    shortest = min(gaps, default=None)
+    injected_429 = sum(1 for h in stub.hits if h.status == 429 and h.fault)
+    per_url = Counter(h.url for h in look_ups)
     print()
-    print(f"URLs queued in one burst      {len(queued)}")
+    print(f"default save rate                  {settings.ARCHIVE_SAVE_RATE_LIMIT} a minute")
+    print(f"URLs recorded in one submit        {len(queued)}")
     print(
-        f"archived / failed / lost      {states['archived']} / {states['failed']} / "
+        f"archived / failed / lost           {states['archived']} / {states['failed']} / "
         f"{states['pending'] + states['running']}"
     )
-    print(f"save requests sent            {sum(1 for h in stub.received if h.api == 'save')}")
-    print(f"captures made (200 saves)     {sum(saves_per_url.values())}")
-    print(f"most saves of one URL         {max(saves_per_url.values(), default=0)}")
+    print(f"save requests the archive received {len(save_requests)}")
+    print(f"captures made by saves             {sum(made.values())}")
     print(
-        f"most saves in any 60 s        {stub.max_saves_in_any_minute()} (limit {args.rate_limit})"
+        f"saves per saved URL                max {max(made.values(), default=0)}, "
+        f"mean {mean(made.values()) if made else 0:.2f}"
     )
-    print(f"job runs                      {dict(runs)}")
-    print(f"wall time                     {elapsed:.1f} s with {args.workers} worker threads")
+    print(
+        f"look-ups (availability + CDX)      {len(look_ups)}: "
+        f"{len(look_ups) / max(sum(made.values()), 1):.2f} per save, "
+        f"{len(look_ups) / len(queued):.2f} per URL, most for one URL {max(per_url.values())}"
+    )
+    print(
+        f"most saves in any 60 s             {stub.max_saves_in_any_minute()} "
+        f"(limit {settings.ARCHIVE_SAVE_RATE_LIMIT})"
+    )
+    print(f"429s injected / from the limit     {injected_429} / {stub.limit_refusals}")
+    if shortest is not None:
+        print(
+            f"shortest gap after a 429           {shortest[0]:.2f} s "
+            f"(its Retry-After {shortest[1]:g} s; {len(gaps)} 429s followed by a request)"
+        )
+    failed = sources.filter(archive_status=Source.ArchiveStatus.FAILED)
+    for reason, n in Counter(failed.values_list("last_archive_error", flat=True)).items():
+        print(f"failed because                     {reason} ({n})")
+    print(f"job runs                           {dict(workers.runs)}")
+    print(f"wall time                          {elapsed:.1f} s with {args.workers} threads")
 
 
 if __name__ == "__main__":

@@ -312,6 +312,9 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.tasks.expire_leases", "schedule": 60.0},
 }
+# Exactly one beat may send the periodic jobs: every beat takes a lease in the shared cache
+# first (config/beat.py), so a second one started by mistake waits instead of doubling them.
+CELERY_BEAT_SCHEDULER = "config.beat:SingleBeatScheduler"
 
 # --- Domain settings --------------------------------------------------------------------
 # Where the public AVeriTeC release files live (tests and the demo read them from there).
@@ -392,22 +395,44 @@ ARCHIVE_BASE_URL = env_str("ARCHIVE_BASE_URL", "https://web.archive.org").rstrip
 ARCHIVE_AVAILABILITY_URL = env_str(
     "ARCHIVE_AVAILABILITY_URL", "https://archive.org/wayback/available"
 )
-ARCHIVE_HTTP_TIMEOUT = env_float("ARCHIVE_HTTP_TIMEOUT", 20.0)  # seconds per request
+# Seconds for one whole request: connection and the complete answer.
+ARCHIVE_HTTP_TIMEOUT = env_float("ARCHIVE_HTTP_TIMEOUT", 20.0)
 ARCHIVE_RECENT_DAYS = env_int("ARCHIVE_RECENT_DAYS", 7, minimum=0)  # a newer capture is reused
-ARCHIVE_SAVE_RATE_LIMIT = env_int("ARCHIVE_SAVE_RATE_LIMIT", 12, minimum=1)  # saves a minute
-ARCHIVE_MAX_ATTEMPTS = env_int("ARCHIVE_MAX_ATTEMPTS", 6, minimum=1)  # then "archive failed"
+# The archive's S3-style keys (https://archive.org/account/s3.php): saves are authenticated,
+# and Save Page Now allows an authenticated client 12 captures a minute, an anonymous one 4.
+ARCHIVE_ACCESS_KEY = env_str("ARCHIVE_ACCESS_KEY")
+ARCHIVE_SECRET_KEY = env_str("ARCHIVE_SECRET_KEY")
+if bool(ARCHIVE_ACCESS_KEY) != bool(ARCHIVE_SECRET_KEY):
+    raise ImproperlyConfigured("set both ARCHIVE_ACCESS_KEY and ARCHIVE_SECRET_KEY, or neither")
+ARCHIVE_SAVE_RATE_LIMIT = env_int(  # saves a minute, across all workers
+    "ARCHIVE_SAVE_RATE_LIMIT", 12 if ARCHIVE_ACCESS_KEY else 4, minimum=1
+)
+# Failures of the look-ups and of the saves are counted apart; after this many of either
+# the source is "archive failed". With the backoff below, the waits reach the ceiling.
+ARCHIVE_MAX_ATTEMPTS = env_int("ARCHIVE_MAX_ATTEMPTS", 9, minimum=1)
 ARCHIVE_RETRY_BACKOFF = env_float("ARCHIVE_RETRY_BACKOFF", 30.0)  # seconds, doubling
 ARCHIVE_RETRY_BACKOFF_MAX = env_float("ARCHIVE_RETRY_BACKOFF_MAX", 3600.0)
-# A job still "running" this long after it started lost its worker and is run again.
+# A job still "running" this long after it started lost its worker and is run again; a job
+# sent this long ago and never taken (the broker lost it) is sent again.
 ARCHIVE_JOB_LEASE = env_float("ARCHIVE_JOB_LEASE", 600.0)
 # Failed sources are tried again by the beat schedule after this many hours (0 = never).
 ARCHIVE_RETRY_FAILED_HOURS = env_int("ARCHIVE_RETRY_FAILED_HOURS", 6, minimum=0)
+# How often the beat hands waiting sources to the workers (the submit only records them).
+ARCHIVE_DISPATCH_SECONDS = env_float("ARCHIVE_DISPATCH_SECONDS", 30.0)
 if SEARCH_HTTP_TIMEOUT <= 0 or PAGE_FETCH_TIMEOUT <= 0 or ARCHIVE_HTTP_TIMEOUT <= 0:
     raise ImproperlyConfigured("SEARCH_HTTP_TIMEOUT and PAGE_FETCH_TIMEOUT must be positive")
-CELERY_BEAT_SCHEDULE["queue-due-archive-jobs"] = {
-    "task": "search_proxy.tasks.queue_due_archive_jobs",
-    "schedule": 120.0,
-}
+if ARCHIVE_DISPATCH_SECONDS <= 0:
+    raise ImproperlyConfigured("ARCHIVE_DISPATCH_SECONDS must be positive")
+# A job makes at most four requests, each waiting at most one request's turn on the line
+# (search_proxy/archive.py) and then lasting at most ARCHIVE_HTTP_TIMEOUT: beyond that it is
+# stuck. Celery raises in the job at the soft limit and ends its process at the hard one.
+ARCHIVE_JOB_SOFT_TIME_LIMIT = 4 * (2 * ARCHIVE_HTTP_TIMEOUT + 6) + 30
+ARCHIVE_JOB_TIME_LIMIT = ARCHIVE_JOB_SOFT_TIME_LIMIT + 30
+if ARCHIVE_ENABLED:  # off, no archive job is sent at all
+    CELERY_BEAT_SCHEDULE["queue-due-archive-jobs"] = {
+        "task": "search_proxy.tasks.queue_due_archive_jobs",
+        "schedule": ARCHIVE_DISPATCH_SECONDS,
+    }
 # --- end of search proxy settings --------------------------------------------------------
 
 

@@ -19,6 +19,9 @@ $py manage.py index_documents --from-dataset -v0
 $py -c "from pipeline.meteor_engine import SynonymTable; SynonymTable.load_or_build()"
 
 mkdir -p var/log
+# One worker with the one beat (--beat). The beat holds a lease in the shared cache and ends
+# itself if this worker dies, so a killed and restarted worker never leaves two beats
+# (config/beat.py, docs/deploy.md).
 .venv/bin/celery -A config worker --beat --schedule var/celerybeat-schedule --loglevel=INFO --concurrency=2 >var/log/worker.log 2>&1 &
 worker=$!
 trap 'kill $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT INT TERM

@@ -13,7 +13,14 @@ from search_proxy.models import (
 
 @admin.register(Source)
 class SourceAdmin(admin.ModelAdmin):
-    list_display = ("url", "archive_status", "archived_at", "archive_attempts")
+    list_display = (
+        "url",
+        "archive_status",
+        "archived_at",
+        "lookup_failures",
+        "archive_attempts",
+        "earliest_capture_at",
+    )
     list_filter = ("archive_status",)
     search_fields = ("url", "normalized_url")
 

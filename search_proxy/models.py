@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from datetime import date
+from datetime import date, datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
-from django.db.models import Q
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from search_proxy.dates import DateSource
@@ -28,6 +28,9 @@ from search_proxy.webaddress import (
     unwrap_archive_url,
     unwrap_double_archive,
 )
+
+# archive.today and its mirrors: the Wayback Machine's index knows nothing of these links.
+_ARCHIVE_TODAY_REGEX = r"^https?://(www\.)?archive\.(today|md|ph|is|li|vn|fo)/"
 
 
 class SourceQuerySet(models.QuerySet):
@@ -42,6 +45,22 @@ class SourceQuerySet(models.QuerySet):
             (pending & (Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=timezone.now())))
             | Q(archive_status=Source.ArchiveStatus.RUNNING, claimed_at__lt=stale_before)
         )
+
+    def to_dispatch(self, *, now, lost_before) -> SourceQuerySet:
+        """Due sources with no job on its way: never sent, or sent for a time before
+        `lost_before` and still not taken (the message was lost, e.g. the broker was down)."""
+        return self.due_for_archive(stale_before=lost_before).filter(
+            Q(queued_at__isnull=True) | Q(queued_at__lt=lost_before)
+        )
+
+    def missing_earliest_capture(self, *, asked_before) -> SourceQuerySet:
+        """Archived pages whose first capture is still unknown (a look-up failed or the index
+        lagged), not asked since `asked_before`. archive.today links have none to ask for."""
+        return self.filter(
+            Q(claimed_at__isnull=True) | Q(claimed_at__lt=asked_before),
+            archive_status=Source.ArchiveStatus.ARCHIVED,
+            earliest_capture_at__isnull=True,
+        ).exclude(url__iregex=_ARCHIVE_TODAY_REGEX)
 
 
 class Source(models.Model):
@@ -66,13 +85,31 @@ class Source(models.Model):
     )
     archived_url = models.TextField(null=True, blank=True)
     archived_at = models.DateTimeField(null=True, blank=True)
-    archive_attempts = models.PositiveSmallIntegerField(default=0)
+    archive_attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Save requests sent for this page since it was last queued."
+    )
+    lookup_failures = models.PositiveSmallIntegerField(
+        default=0, help_text="Failed tries that sent no save (availability and CDX look-ups)."
+    )
     last_archive_error = models.TextField(blank=True)
     next_attempt_at = models.DateTimeField(
         null=True, blank=True, help_text="A retry waits until then (backoff, Retry-After)."
     )
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the job last sent is due to run (the outbox mark)."
+    )
     claimed_at = models.DateTimeField(
         null=True, blank=True, help_text="When the last archive job started."
+    )
+    looked_up_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the look-ups found no recent capture: the job goes straight to saving.",
+    )
+    archive_had_captures = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Whether the archive held any capture before our save (None: not asked).",
     )
     earliest_capture_at = models.DateTimeField(
         null=True, blank=True, help_text="The archive's first capture of the page (CDX)."
@@ -126,9 +163,16 @@ class Source(models.Model):
             .first()
         )
 
-    def possible_temporal_leak(self, claim_date: date) -> bool:
+    def first_seen(self, cited_url: str | None = None) -> datetime | None:
+        """When the page as cited is known to have existed: a cited Wayback copy by its own
+        capture time (the annotator read that version, whatever came before), otherwise the
+        archive's first capture of the page."""
+        return (archive_timestamp(cited_url) if cited_url else None) or self.earliest_capture_at
+
+    def possible_temporal_leak(self, claim_date: date, cited_url: str | None = None) -> bool:
+        seen = self.first_seen(cited_url)
         return possible_temporal_leak(
-            earliest_capture=self.earliest_capture_at.date() if self.earliest_capture_at else None,
+            earliest_capture=seen.date() if seen else None,
             published=self.published,
             claim_date=claim_date,
         )
@@ -137,22 +181,89 @@ class Source(models.Model):
 def possible_temporal_leak(
     *, earliest_capture: date | None, published: date | None, claim_date: date
 ) -> bool:
-    """Whether a page may postdate the claim: the archive first saw it after the claim date
-    and no publication date before the claim date is known. A first capture on the claim
-    day itself is not flagged: the page existed that day."""
+    """Whether a page may postdate the claim: the archive first saw it (or captured the cited
+    copy) after the claim date and no publication date before the claim date is known. A
+    first capture on the claim day itself is not flagged: the page existed that day."""
     if published is not None and published < claim_date:
         return False
     return earliest_capture is not None and earliest_capture > claim_date
 
 
+class ArchiveGate(models.Model):
+    """The one line to the Internet Archive, shared by every worker (a single row).
+
+    - At most one request is in flight at a time (`busy_until` is the holder's lease, so a
+      worker that dies mid-request blocks the line no longer than one request may last):
+      a 429 is then seen before any other request leaves, and nothing is sent inside it.
+    - `paused_until`: a 429, or a 503 with Retry-After, is about the client, not the page:
+      every save and look-up of every worker waits until then.
+    - `unreachable_until`: the archive's name did not resolve or it refused the connection;
+      jobs fail at once with that reason instead of each trying again.
+    """
+
+    busy_until = models.DateTimeField(null=True, blank=True)
+    holder = models.CharField(max_length=64, blank=True)
+    paused_until = models.DateTimeField(null=True, blank=True)
+    pause_reason = models.CharField(max_length=300, blank=True)
+    unreachable_until = models.DateTimeField(null=True, blank=True)
+    unreachable_reason = models.CharField(max_length=300, blank=True)
+
+    def __str__(self) -> str:
+        return f"archive gate (paused until {self.paused_until or '-'})"
+
+    @classmethod
+    def row(cls) -> QuerySet[ArchiveGate]:
+        """The gate's one row, made on first use (a flushed test database has none)."""
+        if not cls.objects.filter(pk=1).exists():
+            try:
+                with transaction.atomic():
+                    cls.objects.create(pk=1)
+            except IntegrityError:
+                pass  # another process made it first
+        return cls.objects.filter(pk=1)
+
+    @classmethod
+    def enter(cls, holder: str, *, lease: float) -> bool:
+        """Take the line if it is free and not paused; False if someone holds it."""
+        now = timezone.now()
+        return bool(
+            cls.row()
+            .filter(Q(busy_until__isnull=True) | Q(busy_until__lt=now))
+            .filter(Q(paused_until__isnull=True) | Q(paused_until__lte=now))
+            .filter(Q(unreachable_until__isnull=True) | Q(unreachable_until__lte=now))
+            .update(busy_until=now + timedelta(seconds=lease), holder=holder)
+        )
+
+    @classmethod
+    def leave(cls, holder: str) -> None:
+        cls.objects.filter(pk=1, holder=holder).update(busy_until=None, holder="")
+
+    @classmethod
+    def pause(cls, until: datetime, reason: str) -> None:
+        """Pause every request until `until` (a later pause already set is kept)."""
+        cls.row().filter(Q(paused_until__isnull=True) | Q(paused_until__lt=until)).update(
+            paused_until=until, pause_reason=reason[:300]
+        )
+
+    @classmethod
+    def mark_unreachable(cls, until: datetime, reason: str) -> None:
+        cls.row().update(unreachable_until=until, unreachable_reason=reason[:300])
+
+    @classmethod
+    def state(cls) -> ArchiveGate:
+        return cls.row().get()
+
+
 class ArchiveSave(models.Model):
-    """One save request sent to the archive: the memory of the global save-rate limit,
-    shared by every worker through the database, and a log for managers."""
+    """One save slot: the timetable of the global save-rate limit, shared by every worker
+    through the database, and a log of the saves sent. A slot not `sent` yet is reserved for
+    its source at `sent_at` (see archiving.take_save_slot)."""
 
     source = models.ForeignKey(
         Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="saves"
     )
     sent_at = models.DateTimeField(default=timezone.now, db_index=True)
+    sent = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["-sent_at"]

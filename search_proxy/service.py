@@ -35,7 +35,7 @@ from search_proxy.backends import (
 )
 from search_proxy.dates import DateSource, Placement, placement
 from search_proxy.models import Document, FetchedPage, SearchClick, SearchLog, Source
-from search_proxy.webaddress import normalize_url
+from search_proxy.webaddress import archive_timestamp, normalize_url
 
 MAX_QUERY_LENGTH = 400  # Brave's limit; Google's is higher
 RATE_WINDOW = timedelta(minutes=1)
@@ -402,10 +402,17 @@ def source_date_problem(url: str, claim_date: date) -> str | None:
             f"This page is dated {min(after):%Y-%m-%d}, on or after the claim date "
             f"({claim_date:%Y-%m-%d}): evidence must predate the claim."
         )
-    source = Source.objects.filter(normalized_url=key).first()
-    if source is not None and source.possible_temporal_leak(claim_date):
+    # An archived copy is judged by its own capture time, even before any job knows the page.
+    source = Source.objects.filter(normalized_url=key).first() or Source(url=url)
+    if source.possible_temporal_leak(claim_date, cited_url=url):
+        seen = source.first_seen(cited_url=url)
+        if archive_timestamp(url):
+            return (
+                f"This archived copy was captured on {seen:%Y-%m-%d}, after the claim date, "
+                "and no earlier publication date is known: cite a copy from before the claim."
+            )
         return (
-            f"The web archive first saw this page on {source.earliest_capture_at:%Y-%m-%d}, "
+            f"The web archive first saw this page on {seen:%Y-%m-%d}, "
             "after the claim date, and no earlier publication date is known: check that it "
             "existed before the claim."
         )

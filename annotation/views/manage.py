@@ -284,6 +284,7 @@ def archives(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "chart_height": 28 * len(rows),
             "failures": source_archive.failures(),
+            "pause": source_archive.current_pause(),
         },
     )
 
@@ -297,5 +298,5 @@ def retry_archives(request: HttpRequest) -> HttpResponse:
         messages.error(request, f"source {wanted!r} is not a source number.")
         return redirect("annotation:archives")
     retried = archiving.retry_failed([int(wanted)] if wanted else None)
-    messages.success(request, f"{len(retried)} archive job(s) sent again.")
+    messages.success(request, f"{len(retried)} archive job(s) queued again.")
     return redirect("annotation:archives")

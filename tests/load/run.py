@@ -364,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"work folder {stack.workdir}; preparing the database and demo data…")
     stack.prepare()
     try:
-        stack.start()
+        stack.start(beat=True)  # the beat hands the pages each submit records to the worker
         record = run(stack, args.duration, args.think)
         report(record, args.duration)
         problems = check_database(record, stack)

@@ -90,6 +90,8 @@ class Stack:
             ARCHIVE_HTTP_TIMEOUT="5",
             ARCHIVE_RETRY_BACKOFF="1",
             ARCHIVE_RETRY_BACKOFF_MAX="5",
+            ARCHIVE_DISPATCH_SECONDS="2",
+            ARCHIVE_SAVE_RATE_LIMIT="600",  # the stub sets no limit of its own here
             WEBHOOKS_ENABLED="false",
             PYTHONPATH=str(PROJECT_ROOT),
         )

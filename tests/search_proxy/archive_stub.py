@@ -6,17 +6,23 @@ availability, CDX and Save Page Now APIs use (recorded from web.archive.org):
   "timestamp": T}}} or {"url": U, "archived_snapshots": {}};
 - GET /cdx/search/cdx?url=U&closest=T&sort=closest&limit=1 -> lines of
   "urlkey timestamp original mimetype statuscode digest length";
-- GET /save/U -> 200 with "Content-Location: /web/<timestamp>/U" (a new capture), or 429 with
-  Retry-After when saves come too fast.
+- GET /save/U -> 200 with a memento Link header (a new capture), or 429 with Retry-After when
+  saves come too fast. Like the real Save Page Now it can hold each client to a number of
+  captures a minute (`save_limits`: authenticated clients, who send "Authorization: LOW
+  key:secret", and anonymous ones), answering 429 with Retry-After beyond it.
 
 Faults are queued per API ("save", "available", "cdx"): an HTTP status with headers, a
-delay longer than the client's timeout, or a malformed body. Every request is logged with its
-monotonic time, so tests and the benchmark can check the save rate from the server's side.
+delay longer than the client's timeout, a malformed body, a connection reset, or an answer
+trickled out one header line at a time (each line within any per-read timeout). Every request
+is logged with its monotonic time on arrival, so tests and the benchmark check the save rate
+and the pauses after a 429 from the server's side.
 """
 
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from collections import defaultdict, deque
@@ -34,6 +40,9 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
     delay: float = 0.0
+    reset: bool = False  # close the connection with a TCP reset instead of answering
+    trickle: float = 0.0  # seconds between header lines (then between body bytes)
+    trickle_lines: int = 10
 
 
 @dataclass
@@ -42,6 +51,9 @@ class Hit:
     api: str
     url: str
     status: int
+    authorization: str = ""
+    retry_after: float | None = None  # of a 429/503 answer
+    fault: bool = False  # answered by a queued fault (a save answered so made no capture)
 
 
 def wayback_ts(moment: datetime) -> str:
@@ -64,11 +76,18 @@ def saved_headers(url: str, moment: datetime) -> dict[str, str]:
 
 
 class ArchiveStub:
-    def __init__(self) -> None:
+    def __init__(
+        self, *, save_limits: dict[str, int] | None = None, limit_retry_after: int = 60
+    ) -> None:
         self.captures: dict[str, list[str]] = defaultdict(list)  # original URL -> timestamps
         self.faults: dict[str, deque[Fault]] = defaultdict(deque)
         self.hits: list[Hit] = []  # answered requests
         self.received: list[Hit] = []  # every request, logged on arrival
+        # Captures a minute per kind of client ("authenticated", "anonymous"); None: no limit.
+        self.save_limits = save_limits
+        self.limit_retry_after = limit_retry_after
+        self.limit_refusals = 0  # 429s the stub's own limit answered
+        self.captures_made: list[tuple[float, bool]] = []  # (when, by an authenticated client)
         self.lock = threading.Lock()
         stub = self
 
@@ -112,6 +131,22 @@ class ArchiveStub:
     def hits_to(self, api: str, status: int | None = None) -> list[Hit]:
         return [h for h in self.hits if h.api == api and (status is None or h.status == status)]
 
+    def saves_made(self) -> list[str]:
+        """The URL of every capture a save request made (faulted answers make none)."""
+        return [h.url for h in self.hits_to("save", 200) if not h.fault]
+
+    def gaps_after_429(self) -> list[tuple[float, float]]:
+        """(seconds from each 429 to the next request of any kind, its Retry-After)."""
+        with self.lock:
+            arrivals = sorted(h.at for h in self.received)
+            refusals = [h for h in self.hits if h.status == 429]
+        gaps = []
+        for refusal in refusals:
+            later = [at for at in arrivals if at > refusal.at]
+            if later:
+                gaps.append((later[0] - refusal.at, refusal.retry_after or 0.0))
+        return gaps
+
     def max_saves_in_any_minute(self) -> int:
         """The most save requests that arrived within any 60 seconds."""
         times = sorted(h.at for h in self.received if h.api == "save")
@@ -136,17 +171,32 @@ class ArchiveStub:
             api, url = "cdx", query.get("url", "")
         else:
             api, url = "other", parts.path
+        authorization = request.headers.get("Authorization", "")
         with self.lock:
-            self.received.append(Hit(time.monotonic(), api, url, 0))
+            arrived = time.monotonic()
+            self.received.append(Hit(arrived, api, url, 0, authorization))
             fault = self.faults[api].popleft() if self.faults[api] else None
+            over_limit = fault is None and api == "save" and self._over_limit(authorization)
         if fault is not None:
             if fault.delay:
                 time.sleep(fault.delay)
-            self._send(request, api, url, fault.status, fault.body, fault.headers)
+            if fault.reset:
+                self._reset(request, api, url)
+            elif fault.trickle:
+                self._trickle(request, api, url, fault)
+            else:
+                self._send(request, api, url, fault.status, fault.body, fault.headers, fault=True)
+            return
+        if over_limit:
+            self.limit_refusals += 1
+            retry = {"Retry-After": str(self.limit_retry_after)}
+            self._send(request, api, url, 429, b"Too Many Requests", retry)
             return
         if api == "save":
             moment = datetime.now(UTC)
             self.add_capture(url, moment)
+            with self.lock:
+                self.captures_made.append((time.monotonic(), authorization.startswith("LOW ")))
             self._send(
                 request,
                 api,
@@ -182,6 +232,58 @@ class ArchiveStub:
         else:
             self._send(request, api, url, 404, b"not found")
 
+    def _over_limit(self, authorization: str) -> bool:
+        """Whether one more capture now would pass the client's captures a minute (called
+        with the lock held)."""
+        if self.save_limits is None:
+            return False
+        authenticated = authorization.startswith("LOW ")
+        now = time.monotonic()
+        recent = [at for at, by in self.captures_made if by == authenticated and now - at < 60.0]
+        return len(recent) >= self.save_limits["authenticated" if authenticated else "anonymous"]
+
+    def _log_answer(
+        self, api: str, url: str, status: int, headers: dict[str, str], fault: bool = False
+    ) -> None:
+        retry_after = headers.get("Retry-After", "")
+        with self.lock:
+            self.hits.append(
+                Hit(
+                    time.monotonic(),
+                    api,
+                    url,
+                    status,
+                    retry_after=float(retry_after) if retry_after.isdigit() else None,
+                    fault=fault,
+                )
+            )
+
+    def _reset(self, request: BaseHTTPRequestHandler, api: str, url: str) -> None:
+        """Close with a TCP reset (SO_LINGER 0), as a dropped connection looks to the client."""
+        self._log_answer(api, url, 0, {}, fault=True)
+        request.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        request.close_connection = True
+        request.connection.close()
+
+    def _trickle(self, request: BaseHTTPRequestHandler, api: str, url: str, fault: Fault) -> None:
+        """A 200 whose header lines, then body bytes, come `fault.trickle` seconds apart."""
+        self._log_answer(api, url, fault.status, fault.headers, fault=True)
+        body = fault.body or b'{"archived_snapshots": {}}'
+        try:
+            request.wfile.write(f"HTTP/1.1 {fault.status} OK\r\n".encode())
+            for n in range(fault.trickle_lines):
+                request.wfile.write(f"X-Slow-{n}: x\r\n".encode())
+                request.wfile.flush()
+                time.sleep(fault.trickle)
+            request.wfile.write(f"Content-Length: {len(body)}\r\n\r\n".encode())
+            for byte in body:
+                request.wfile.write(bytes([byte]))
+                request.wfile.flush()
+                time.sleep(fault.trickle)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        request.close_connection = True
+
     def _send(
         self,
         request: BaseHTTPRequestHandler,
@@ -190,9 +292,9 @@ class ArchiveStub:
         status: int,
         body: bytes,
         headers: dict[str, str] | None = None,
+        fault: bool = False,
     ) -> None:
-        with self.lock:
-            self.hits.append(Hit(time.monotonic(), api, url, status))
+        self._log_answer(api, url, status, headers or {}, fault)
         try:
             request.send_response(status)
             for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
