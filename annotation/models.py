@@ -7,6 +7,9 @@ claims between phases live in annotation/workflow.py; here are single-object beh
 
 from __future__ import annotations
 
+import hashlib
+import secrets
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
@@ -402,6 +405,17 @@ class Task(models.Model):
     draft = models.JSONField(default=dict, blank=True)
     draft_version = models.PositiveIntegerField(default=0)
 
+    class SuggestionArm(models.TextChoices):
+        NONE = "", "no A/B split"
+        WITH = "with", "with suggestions"
+        WITHOUT = "without", "without suggestions"
+
+    # The A/B arm, drawn once when the task is created (see save()): it decides whether the
+    # task gets suggestions and is what the A/B report reads, also after the split is off.
+    suggestion_arm = models.CharField(
+        max_length=10, choices=SuggestionArm.choices, blank=True, default=SuggestionArm.NONE
+    )
+
     created_at = models.DateTimeField(default=timezone.now)
     assigned_at = models.DateTimeField(null=True, blank=True)
     opened_at = models.DateTimeField(null=True, blank=True)
@@ -450,9 +464,33 @@ class Task(models.Model):
         target = f"claim {self.claim_id}" if self.claim_id else f"article {self.article_id}"
         return f"P{self.phase} · {target} · {self.get_status_display()}"
 
+    def save(self, *args, **kwargs) -> None:
+        if self._state.adding and not self.suggestion_arm:
+            self.suggestion_arm = self._draw_suggestion_arm()
+        super().save(*args, **kwargs)
+
     @property
     def is_open(self) -> bool:
         return self.status in self.OPEN_STATUSES
+
+    def _draw_suggestion_arm(self) -> str:
+        """The arm of a new task: its predecessor's (the same work changing hands), else a
+        fair coin while its batch runs an A/B split, else none. The blind phases never get
+        suggestions, so they are in no arm."""
+        if self.phase in BLIND_PHASES:
+            return self.SuggestionArm.NONE
+        if self.replaces_id is not None:
+            return (
+                Task.objects.filter(pk=self.replaces_id)
+                .values_list("suggestion_arm", flat=True)
+                .first()
+                or ""
+            )
+        batch_id = Article.objects.filter(pk=self.article_id).values_list("batch_id", flat=True)
+        split = SuggestionSettings.objects.filter(batch_id__in=batch_id, ab_split=True).exists()
+        if not split:
+            return self.SuggestionArm.NONE
+        return self.SuggestionArm.WITH if secrets.randbelow(2) else self.SuggestionArm.WITHOUT
 
     def save_draft(self, draft: dict, *, version: int) -> int:
         """Store the annotator's unsent work if `version` is the latest one they saw.
@@ -484,7 +522,7 @@ class Task(models.Model):
         """
         if self.claim_id is None:
             return None
-        if self.phase in (Phase.QUALITY_CHECK, Phase.POST_CONTROL):
+        if self.phase in BLIND_PHASES:
             checked = getattr(self, "quality_check", None) if self.pk else None
             if checked is not None:
                 return checked.evidence_round
@@ -590,11 +628,13 @@ class Question(models.Model):
 
 class AnswerQuerySet(models.QuerySet):
     def cited_by_imported_claims(self) -> AnswerQuerySet:
-        """Answers of imported claims that cite a known page, grouped by that page (the
-        order search_proxy.indexing.dataset_evidence reads them in)."""
+        """Answers of imported, accepted claims that cite a known page, grouped by that page
+        (the order search_proxy.indexing.dataset_evidence reads them in). Only accepted ones:
+        the search index must never hold the answers of claims still to be annotated."""
         return (
             self.filter(
                 question__evidence_round__claim__origin=Claim.Origin.IMPORTED,
+                question__evidence_round__claim__state=Claim.State.ACCEPTED,
                 source__isnull=False,
             )
             .select_related("source")
@@ -785,6 +825,9 @@ class Suggestion(models.Model):
     kind = models.CharField(max_length=20, choices=SuggestionKind.choices)
     position = models.PositiveSmallIntegerField(default=0)
     text = models.TextField()
+    # sha256 of the text: a suggestion is shown once per task, however often it is asked for
+    # (the unique constraint below; text itself may be too long for an index).
+    fingerprint = models.CharField(max_length=64)
     details = models.JSONField(default=dict, blank=True)
     outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.SHOWN)
     final_text = models.TextField(blank=True)
@@ -796,9 +839,18 @@ class Suggestion(models.Model):
     class Meta:
         ordering = ["shown_at", "position"]
         indexes = [models.Index(fields=["kind", "outcome"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "kind", "fingerprint"], name="suggestion_shown_once_per_task"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.position} of task {self.task_id}: {self.outcome}"
+
+    @staticmethod
+    def fingerprint_of(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 class SuggestionPoolBuild(models.Model):

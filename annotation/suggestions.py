@@ -6,11 +6,16 @@ the Celery job and the command all call them:
 * **Which kinds a task may see** (:func:`kinds_for`): P1 gets likely duplicates and claim
   types/strategies; P2 and P4 get question templates, a search query and ranked sentences;
   the blind phases P3 and P5 get nothing, ever. A manager can switch kinds off per batch,
-  and an A/B split gives the odd-numbered tasks of a batch no suggestions at all.
+  and while a batch runs an A/B split, each new task draws its arm once, at creation
+  (``Task.suggestion_arm``); the "without" arm gets no suggestions at all.
+* **Only the past** (:func:`claim_context`): every suggestion for a claim reads only claims
+  dated before it and never a claim of its article (the pipeline's one mask); the benchmark
+  builds the same context from dev.json and calls the same methods.
 * **No verdict outside P1**: only the duplicate list carries verdicts (a P1 annotator reads
   the fact-check's verdict in the article anyway); P2/P4 suggestions are question texts,
   words and sentence numbers.
-* **Anchoring log**: every suggestion shown is a :class:`Suggestion` row; accepting,
+* **Anchoring log**: every suggestion shown is a :class:`Suggestion` row, once per task
+  however often it is asked for (a unique constraint on its fingerprint); accepting,
   editing or ignoring it stamps that row (:func:`record_outcome`).
 
 The pool (BM25 indexes and classifiers of :mod:`pipeline.suggest`) is built from accepted
@@ -21,13 +26,13 @@ process once, again only when a newer build is written (:func:`current_pool`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Avg, Count, F, Q
+from django.db.models import Avg, Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import (
@@ -39,7 +44,7 @@ from annotation.models import (
     Task,
 )
 from annotation.vocabulary import Phase, SuggestionKind
-from pipeline.suggest import ClaimPool, PoolClaim, rank_sentences, search_query
+from pipeline.suggest import ClaimContext, ClaimPool, PoolClaim, rank_sentences
 
 PHASE_KINDS: dict[int, tuple[str, ...]] = {
     Phase.NORMALISATION: (SuggestionKind.DUPLICATES, SuggestionKind.CLAIM_LABELS),
@@ -71,20 +76,13 @@ def batch_settings(task: Task) -> SuggestionSettings | None:
     return SuggestionSettings.objects.filter(batch_id=batch_id).first()
 
 
-def in_control_arm(task: Task, switches: SuggestionSettings | None = None) -> bool:
-    """Whether the A/B split keeps this task without suggestions (odd task ids)."""
-    switches = switches if switches is not None else batch_settings(task)
-    return bool(switches and switches.ab_split and task.pk % 2 == 1)
-
-
 def kinds_for(task: Task) -> tuple[str, ...]:
-    """The suggestion kinds this task may be shown; empty for blind phases and control tasks."""
+    """The suggestion kinds this task may be shown; empty for blind phases and for tasks
+    drawn into the A/B split's arm without suggestions."""
     kinds = PHASE_KINDS.get(task.phase, ())
-    if not kinds:
+    if not kinds or task.suggestion_arm == Task.SuggestionArm.WITHOUT:
         return ()
     switches = batch_settings(task)
-    if in_control_arm(task, switches):
-        return ()
     off = set(switches.kinds_off) if switches else set()
     return tuple(k for k in kinds if k not in off)
 
@@ -150,6 +148,52 @@ def pool_claim(claim: Claim) -> PoolClaim:
             )
             if part
         ),
+        article=article.normalized_url,
+        reporting_source=claim.reporting_source or "",
+        article_url=article.url,
+    )
+
+
+def claim_context(claim: Claim) -> ClaimContext:
+    """What the suggestions for a P2/P4 claim know of it (the benchmark's context_of())."""
+    return ClaimContext(
+        text=claim.text,
+        claim_date=claim.claim_date,
+        article=claim.article.normalized_url,
+        speaker=claim.speaker or "",
+        reporting_source=claim.reporting_source or "",
+        article_url=claim.article.url,
+    )
+
+
+class ClaimDateMissing(SuggestionsUnavailable):
+    """P1 suggestions need the claim's date: they may only use claims made before it."""
+
+
+def draft_claim_context(
+    task: Task,
+    text: str,
+    *,
+    claim_date: date | None = None,
+    speaker: str = "",
+    reporting_source: str = "",
+) -> ClaimContext:
+    """What the suggestions for a claim being written in P1 know of it. Its date is the one
+    typed on its card, else the ClaimReview's claim date, else the fact-check's publication
+    date (a claim is older than its fact-check); without any, nothing can be suggested."""
+    article = task.article
+    day = claim_date or article.claimreview_date or article.published_on
+    if day is None:
+        raise ClaimDateMissing(
+            "type the claim date first: suggestions only use claims made before it"
+        )
+    return ClaimContext(
+        text=text,
+        claim_date=day,
+        article=article.normalized_url,
+        speaker=speaker or article.claimreview_claimant,
+        reporting_source=reporting_source,
+        article_url=article.url,
     )
 
 
@@ -198,44 +242,51 @@ def run_build(build_id: int) -> None:
     )
 
 
-# --- Suggesting (each call logs what it shows) -------------------------------------------
-
-
-def _same_article_claims(task: Task) -> list[int]:
-    # A claim's siblings are not "other" claims: suggesting them would only echo the article.
-    return list(Claim.objects.filter(article_id=task.article_id).values_list("pk", flat=True))
+# --- Suggesting (each call logs what it shows, once per task) ------------------------------
 
 
 def _show(task: Task, kind: str, items: Iterable[tuple[str, dict]]) -> list[Suggestion]:
-    return Suggestion.objects.bulk_create(
+    """The suggestion rows of these items, in order: made the first time the task is shown
+    each one, the same rows (with what became of them) every later time."""
+    items = list(items)
+    rows = [
         Suggestion(
             task=task,
             annotator=task.annotator,
             kind=kind,
             position=position,
             text=text,
+            fingerprint=Suggestion.fingerprint_of(text),
             details=details,
         )
         for position, (text, details) in enumerate(items)
-    )
+    ]
+    # The unique constraint makes a repeat (or a second request racing this one) a no-op.
+    Suggestion.objects.bulk_create(rows, ignore_conflicts=True)
+    stored = {
+        s.fingerprint: s
+        for s in Suggestion.objects.filter(
+            task=task, kind=kind, fingerprint__in=[r.fingerprint for r in rows]
+        )
+    }
+    unique = {r.fingerprint: None for r in rows if r.fingerprint in stored}
+    return [stored[fingerprint] for fingerprint in unique]
 
 
 def suggest_for_evidence(task: Task) -> dict[str, list[Suggestion]]:
     """P2/P4: question templates and a search query for this task's claim."""
     kinds = kinds_for(task)
-    claim = task.claim
+    context = claim_context(task.claim)
     shown: dict[str, list[Suggestion]] = {}
     if SuggestionKind.QUESTIONS in kinds:
-        candidates = current_pool().candidate_questions(
-            claim.text, claim.speaker or "", exclude=_same_article_claims(task)
-        )
+        candidates = current_pool().candidate_questions(context)
         shown[SuggestionKind.QUESTIONS] = _show(
             task,
             SuggestionKind.QUESTIONS,
             ((c.text, {"from_claim": c.from_claim_id}) for c in candidates),
         )
     if SuggestionKind.SEARCH_QUERY in kinds:
-        query = search_query(claim.text, claim.speaker or "")
+        query = current_pool().search_query(context)
         shown[SuggestionKind.SEARCH_QUERY] = _show(
             task, SuggestionKind.SEARCH_QUERY, [(query, {})] if query else []
         )
@@ -260,16 +311,16 @@ class ClaimLabelHint:
     probability: float
 
 
-def suggest_for_normalisation(task: Task, text: str) -> dict[str, list[Suggestion]]:
-    """P1: likely duplicates (with verdicts) and claim types/strategies for ``text``."""
+def suggest_for_normalisation(task: Task, context: ClaimContext) -> dict[str, list[Suggestion]]:
+    """P1: likely duplicates (with verdicts) and claim types/strategies for the claim being
+    written (see draft_claim_context())."""
     kinds = kinds_for(task)
-    text = text.strip() or task.article.claimreview_claim or task.article.title
     shown: dict[str, list[Suggestion]] = {}
-    if not text:
+    if not context.text.strip():
         return shown
     pool = current_pool()
     if SuggestionKind.DUPLICATES in kinds:
-        hits = pool.duplicates(text, exclude=_same_article_claims(task))
+        hits = pool.duplicates(context)
         shown[SuggestionKind.DUPLICATES] = _show(
             task,
             SuggestionKind.DUPLICATES,
@@ -286,7 +337,7 @@ def suggest_for_normalisation(task: Task, text: str) -> dict[str, list[Suggestio
             ),
         )
     if SuggestionKind.CLAIM_LABELS in kinds:
-        labels = pool.classify(text)
+        labels = pool.claim_labels(context)
         items = [
             (label, {"field": "claim_types", "probability": round(p, 2)})
             for label, p in labels["claim_types"]
@@ -400,23 +451,28 @@ class ArmReport:
         return self.agreeing / self.checked if self.checked else None
 
 
-def ab_report(batch_ids: Iterator[int] | list[int]) -> list[ArmReport]:
-    """Time per submitted P2/P4 task and P3 agreement, with and without suggestions."""
-    tasks = Task.objects.filter(
-        article__batch_id__in=list(batch_ids),
+def ab_tasks() -> QuerySet[Task]:
+    """Handed-in P2/P4 tasks that were drawn into an arm of an A/B split, split on or off."""
+    return Task.objects.filter(
         phase__in=(Phase.QUESTIONS, Phase.DISPUTE),
         status=Task.Status.SUBMITTED,
+        suggestion_arm__in=(Task.SuggestionArm.WITH, Task.SuggestionArm.WITHOUT),
     ).exclude(opened_at=None)
+
+
+def ab_report(tasks: QuerySet[Task] | None = None) -> list[ArmReport]:
+    """Time per submitted P2/P4 task and P3 agreement, per arm recorded on the tasks."""
+    tasks = tasks if tasks is not None else ab_tasks()
     reports = []
-    for arm, parity in (("with suggestions", 0), ("without suggestions", 1)):
-        chosen = tasks.annotate(parity=F("id") % 2).filter(parity=parity)
+    for arm in (Task.SuggestionArm.WITH, Task.SuggestionArm.WITHOUT):
+        chosen = tasks.filter(suggestion_arm=arm)
         duration = chosen.aggregate(mean=Avg(F("submitted_at") - F("opened_at")))["mean"]
         rounds = EvidenceRound.objects.filter(task__in=chosen)
         checked = rounds.filter(quality_checks__submitted_at__isnull=False).distinct()
         agreeing = checked.filter(quality_checks__verdict=F("verdict")).distinct()
         reports.append(
             ArmReport(
-                arm,
+                arm.label,
                 chosen.count(),
                 duration / timedelta(minutes=1) if duration is not None else None,
                 checked.count(),

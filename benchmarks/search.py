@@ -84,14 +84,18 @@ TARGET_P95_MS = 150.0
 # filter comes after: what a search engine that cannot filter while ranking has to do.
 RANKED_THEN_FILTERED = """
     WITH ranked AS MATERIALIZED (
-        SELECT d.id, d.published, d.date_source, ts_rank(d.search_vector, q.query) AS score
-        FROM search_proxy_document d, websearch_to_tsquery('english', %(query)s) AS q(query)
-        WHERE d.search_vector @@ q.query
+        SELECT d.id, d.published, d.date_source, d.search_vector @@ f.query AS full_match,
+            ts_rank(d.search_vector, q.query) AS score
+        FROM search_proxy_document d,
+            websearch_to_tsquery('english', %(any_query)s) AS q(query),
+            websearch_to_tsquery('english', %(excluded)s) AS x(query),
+            websearch_to_tsquery('english', %(query)s) AS f(query)
+        WHERE d.search_vector @@ q.query AND NOT (d.search_vector @@ x.query)
     )
     SELECT id, score FROM ranked
     WHERE published < %(before)s OR published IS NULL
         OR date_source IN ('unknown', 'archive_timestamp')
-    ORDER BY score DESC, id
+    ORDER BY full_match DESC, score DESC, id
     LIMIT %(limit)s OFFSET %(offset)s
 """
 
@@ -437,12 +441,12 @@ def time_filter_placement(
 ) -> tuple[list[float], list[float], list[int]]:
     """The ranked query with the date filter inside vs after ranking, alternating which
     goes first so neither always finds the other's pages in the cache."""
-    from search_proxy.backends.local import POSTGRESQL_RANKED
+    from search_proxy.backends.local import POSTGRESQL_RANKED, database_params
 
     inside, after, matches = [], [], []
     for n, query in enumerate(tqdm(queries, desc="inside vs after", unit=" queries")):
         params = {
-            "query": query.text,
+            **(database_params(query.text) or {"query": "", "any_query": "", "excluded": ""}),
             "before": query.before,
             "limit": 10,
             "offset": 0,
@@ -456,7 +460,7 @@ def time_filter_placement(
         matches.append(
             conn.execute(
                 "SELECT count(*) FROM search_proxy_document d, "
-                "websearch_to_tsquery('english', %(query)s) q(query) "
+                "websearch_to_tsquery('english', %(any_query)s) q(query) "
                 "WHERE d.search_vector @@ q.query",
                 params,
             ).fetchone()[0]

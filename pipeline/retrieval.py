@@ -110,6 +110,8 @@ class BM25Index:
         self.days = np.zeros(0, dtype=np.int32)
         self.counts = sparse.csr_matrix((0, 0), dtype=np.float32)
         self._weights: sparse.csc_matrix | None = None
+        self._by_column: sparse.csc_matrix | None = None
+        self._lengths = np.zeros(0, dtype=np.float32)
 
     def __len__(self) -> int:
         return self.counts.shape[0]
@@ -159,6 +161,7 @@ class BM25Index:
         self.keys = np.concatenate([self.keys, *new_keys])
         self.days = np.concatenate([self.days, *new_days])
         self._weights = None
+        self._by_column = None
 
     def _term_counts(self, texts: list[str]) -> sparse.csr_matrix:
         """Term counts of ``texts``, one row each; new terms join the vocabulary."""
@@ -200,15 +203,48 @@ class BM25Index:
 
     # -- ranking -----------------------------------------------------------------------
 
-    def scores(self, query: str | Sequence[str]) -> np.ndarray:
-        """BM25 score of every document for ``query`` (text, or already analysed terms)."""
+    def scores(self, query: str | Sequence[str], *, within: np.ndarray | None = None) -> np.ndarray:
+        """BM25 score of every document for ``query`` (text, or already analysed terms).
+
+        With ``within`` (a boolean mask over the rows), only those documents exist: the
+        idf and the average length are theirs, and every other document scores 0. So a
+        search restricted to earlier claims learns nothing, not even word frequencies,
+        from later ones.
+        """
         terms = self.analyser(query) if isinstance(query, str) else list(query)
         columns = [self.vocabulary[t] for t in terms if t in self.vocabulary]
         if not columns or not len(self):
             return np.zeros(len(self), dtype=np.float32)
         unique, counts = np.unique(columns, return_counts=True)
+        if within is not None:
+            return self._scores_within(unique, counts, within)
         # Repeated query terms count once each time, as in the classic formula.
         return np.asarray(self.weights[:, unique] @ counts.astype(np.float32)).ravel()
+
+    def _scores_within(
+        self, columns: np.ndarray, repeats: np.ndarray, within: np.ndarray
+    ) -> np.ndarray:
+        if self._by_column is None:
+            self._by_column = self.counts.tocsc()
+            self._lengths = np.asarray(self.counts.sum(axis=1)).ravel()
+        by_column, lengths = self._by_column, self._lengths
+        scores = np.zeros(len(self), dtype=np.float32)
+        n_docs = int(within.sum())
+        if not n_docs:
+            return scores
+        average = lengths[within].mean()
+        average = average if average > 0 else 1.0
+        for col, repeat in zip(columns.tolist(), repeats.tolist(), strict=True):
+            start, end = by_column.indptr[col], by_column.indptr[col + 1]
+            rows, tf = by_column.indices[start:end], by_column.data[start:end]
+            inside = within[rows]
+            rows, tf = rows[inside], tf[inside]
+            if not len(rows):
+                continue
+            idf = np.float32(np.log1p((n_docs - len(rows) + 0.5) / (len(rows) + 0.5)))
+            norm = (self.k1 * (1 - self.b + self.b * lengths[rows] / average)).astype(np.float32)
+            scores[rows] += np.float32(repeat) * idf * tf * np.float32(self.k1 + 1) / (tf + norm)
+        return scores
 
     def search(
         self,
@@ -223,9 +259,10 @@ class BM25Index:
         """The ``k`` best documents with a positive score, best first.
 
         ``before`` keeps documents dated strictly earlier (undated ones only when
-        ``include_undated``); ``allowed`` is an extra boolean mask over the rows.
+        ``include_undated``); ``allowed`` is an extra boolean mask over the rows, and the
+        only documents whose statistics count (see :meth:`scores`).
         """
-        scores = self.scores(query)
+        scores = self.scores(query, within=allowed)
         keep = scores > 0
         if before is not None:
             dated_ok = (self.days >= 0) & (self.days < before.toordinal())

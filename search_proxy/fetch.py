@@ -201,6 +201,17 @@ def unreadable(url: str, error: FetchRefused | PageUnavailable) -> ReadablePage:
     )
 
 
+def stored_sentences(url: str) -> tuple[str, ...]:
+    """The sentences the page viewer shows of `url`, read without fetching anything: its
+    newest snapshot (the one the viewer showed, fetched or fallen back on), else the locally
+    indexed text it showed instead; () when neither is stored."""
+    stored = FetchedPage.objects.newest_of(url)
+    if stored is not None:
+        return tuple(stored.sentences)
+    indexed = indexed_copy(url)
+    return indexed.sentences if indexed is not None else ()
+
+
 def locate_passage(url: str, passage: str) -> tuple[FetchedPage, int, int] | None:
     """Where an extractive answer's text stands in the stored snapshots of its page: the
     newest snapshot that holds it, which is the one the annotator read even when the page

@@ -249,31 +249,3 @@ def dataset_evidence(answers: Iterable[CitedAnswer]) -> Iterator[DocumentRecord]
             captures.append(current.archived_at.date())
     if current is not None:
         yield record()
-
-
-def file_evidence(records) -> Iterator[DocumentRecord]:
-    """The same documents as dataset_evidence(), from parsed dataset records (see
-    exports.averitec_json.ParsedClaim) that were not stored as claims, e.g. the demo's
-    claims still waiting for annotation."""
-    pages: dict[str, dict] = {}
-    for record in records:
-        for question in record.questions:
-            for answer in question.answers:
-                url = answer.source_url.strip()
-                if not is_web_address(url):
-                    continue
-                page = pages.setdefault(normalize_url(url), {"url": url, "texts": [], "dates": []})
-                for text in (answer.text, answer.boolean_explanation or ""):
-                    if text.strip():
-                        page["texts"].append(" ".join(text.split()))
-                for address in (url, answer.cached_source_url or ""):
-                    if captured := day_of(archive_timestamp(address)):
-                        page["dates"].append(captured)
-    for page in pages.values():
-        earliest = min(page["dates"]) if page["dates"] else None
-        yield DocumentRecord(
-            url=page["url"],
-            text="\n".join(dict.fromkeys(page["texts"])),
-            published=earliest,
-            date_source=DateSource.ARCHIVE_TIMESTAMP if earliest else DateSource.UNKNOWN,
-        )

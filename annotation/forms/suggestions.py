@@ -17,6 +17,15 @@ class SuggestionOutcomeForm(forms.Form):
     final_text = forms.CharField(required=False, max_length=5000, strip=True)
 
 
+class ClaimBeingWrittenForm(forms.Form):
+    """What P1's Suggest sends of the claim card being written (all optional)."""
+
+    text = forms.CharField(required=False, max_length=2000, strip=True)
+    claim_date = forms.DateField(required=False)
+    speaker = forms.CharField(required=False, max_length=300, strip=True)
+    reporting_source = forms.CharField(required=False, max_length=300, strip=True)
+
+
 class SentencesForm(forms.Form):
     url = forms.CharField(max_length=2048)
     question = forms.CharField(max_length=2000, strip=True)
@@ -30,5 +39,6 @@ class BatchSuggestionsForm(forms.Form):
         label="Switched off",
     )
     ab_split = forms.BooleanField(
-        required=False, label="A/B split: half the tasks (odd ids) without suggestions"
+        required=False,
+        label="A/B split: each task created from now on draws an arm, half without suggestions",
     )

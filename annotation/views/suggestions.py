@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation import suggestions, tasks
 from annotation.forms.suggestions import (
     BatchSuggestionsForm,
+    ClaimBeingWrittenForm,
     SentencesForm,
     SuggestionOutcomeForm,
 )
@@ -46,9 +47,19 @@ def suggest(request: HttpRequest, pk: int) -> HttpResponse:
     context = {"task": task, "kinds": suggestions.kinds_for(task)}
     try:
         if task.phase == Phase.NORMALISATION:
-            context["shown"] = suggestions.suggest_for_normalisation(
-                task, request.GET.get("text", "")[:2000]
+            form = ClaimBeingWrittenForm(request.GET)
+            if not form.is_valid():
+                context["unavailable"] = "the claim date must be a date such as 2020-10-31"
+                return _render(request, "panel", context, status=422)
+            data = form.cleaned_data
+            claim = suggestions.draft_claim_context(
+                task,
+                data["text"] or task.article.claimreview_claim or task.article.title,
+                claim_date=data["claim_date"],
+                speaker=data["speaker"],
+                reporting_source=data["reporting_source"],
             )
+            context["shown"] = suggestions.suggest_for_normalisation(task, claim)
         else:
             context["shown"] = suggestions.suggest_for_evidence(task)
     except suggestions.SuggestionsUnavailable as exc:
@@ -66,13 +77,16 @@ def suggest_sentences(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         context["error"] = "Write the question first, then ask for sentences of the opened page."
         return _render(request, "sentences", context, status=422)
+    # The text the viewer showed (its snapshot, or the locally indexed text): never a fetch
+    # of its own, so it works offline and the sentence numbers match the viewer's.
+    sentences = fetch.stored_sentences(form.cleaned_data["url"])
+    if not sentences:
+        context["error"] = "Open the page in the viewer first: no text of it is stored here."
+        return _render(request, "sentences", context, status=422)
     try:
-        page = fetch.fetch_page(form.cleaned_data["url"])
         context["ranked"] = suggestions.suggest_sentences(
-            task, form.cleaned_data["question"], page.sentences
+            task, form.cleaned_data["question"], list(sentences)
         )
-    except (fetch.FetchRefused, fetch.PageUnavailable) as exc:
-        context["error"] = str(exc)
     except suggestions.SuggestionsUnavailable:
         raise Http404("no sentence suggestions for this task") from None
     return _render(request, "sentences", context)
@@ -116,7 +130,6 @@ def manage(request: HttpRequest) -> HttpResponse:
         )
         for batch in batches
     ]
-    split_batches = [s.batch_id for s in switches.values() if s.ab_split]
     return render(
         request,
         "annotation/manage_suggestions.html",
@@ -124,7 +137,8 @@ def manage(request: HttpRequest) -> HttpResponse:
             "rates": rates,
             "max_shown": max([r.shown for r in rates] + [1]),
             "batch_rows": rows,
-            "ab": suggestions.ab_report(split_batches) if split_batches else [],
+            # Read from the arms recorded on the tasks: still there after a split is switched off.
+            "ab": suggestions.ab_report() if suggestions.ab_tasks().exists() else [],
             "build": SuggestionPoolBuild.objects.first(),
         },
     )

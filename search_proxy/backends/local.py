@@ -1,15 +1,17 @@
 """The local full-text index over Document rows: PostgreSQL full-text search or SQLite FTS5.
 
 The query syntax is the same on both, that of a web search box (PostgreSQL's
-websearch_to_tsquery): words are all required, "quoted words" form a phrase, `or` between
-words accepts either, a leading `-` excludes a word.
+websearch_to_tsquery; parsed by pipeline/web_query.py): "quoted words" form a phrase, `or`
+between words accepts either, a leading `-` excludes a word. Any of the words is enough to
+match, and pages holding all of them rank first: a long query (a suggested one, a pasted
+claim) still finds the pages that share some of its words.
 
 The date restriction is part of the ranked query itself, so the database only ranks
 documents that can be shown, and every page has its full ten results. On PostgreSQL a very
-broad query ranks at most SEARCH_LOCAL_MAX_RANKED candidates (see POSTGRESQL_RANKED).
-Documents dated by a web-archive capture on or after the claim date stay in (their date is
-only an upper bound; the service marks them "date unknown"). `country` is ignored:
-documents carry no location.
+broad query ranks at most SEARCH_LOCAL_MAX_RANKED candidates of each kind, full and partial
+matches (see POSTGRESQL_RANKED). Documents dated by a web-archive capture on or after the
+claim date stay in (their date is only an upper bound; the service marks them "date
+unknown"). `country` is ignored: documents carry no location.
 
 Ranking (LOCAL_SEARCH_RANKING): `bm25` ranks every matching document with the saved BM25
 index (search_proxy/search_index.py), the date restriction applied as a mask inside the
@@ -22,16 +24,13 @@ several words to the database, whose index knows word positions.
 from __future__ import annotations
 
 import logging
-import re
-from dataclasses import dataclass
 from datetime import date
 
-import numpy as np
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 
 from pipeline.retrieval import fast_analyse
-from pipeline.saved_index import SavedIndex
+from pipeline.web_query import parse_query, rank_matches
 from search_proxy.backends.base import (
     RESULTS_PER_PAGE,
     ConfiguredBackend,
@@ -54,20 +53,32 @@ _DATE_OK = (
     f" '{DateSource.ARCHIVE_TIMESTAMP.value}'))"
 )
 # The ranked part alone, shared with benchmarks/search.py so it measures this very query.
-# Ranking reads every candidate's tsvector from its row, one page read per candidate when
-# they are spread out; a word found in a fifth of a million pages would take seconds. So at
-# most %(max_ranked)s candidates are ranked (SEARCH_LOCAL_MAX_RANKED; NULL = all): the
-# first ones PostgreSQL finds, in storage order. Only very broad queries reach that many,
-# and their annotators refine them anyway; every narrower query is ranked in full.
+# Its parameters come from database_params(). Ranking reads every candidate's tsvector from
+# its row, one page read per candidate when they are spread out; a word found in a fifth of
+# a million pages would take seconds. So at most %(max_ranked)s full matches and as many
+# partial ones are ranked (SEARCH_LOCAL_MAX_RANKED; NULL = all): the first ones PostgreSQL
+# finds, in storage order. Only very broad queries reach that many, and their annotators
+# refine them anyway; every narrower query is ranked in full. Full matches come first.
 POSTGRESQL_RANKED = f"""
-    SELECT c.id, ts_rank(c.search_vector, q.query) AS score
+    SELECT d.id, d.search_vector @@ f.query AS full_match,
+        ts_rank(d.search_vector, q.query) AS score
     FROM (
-        SELECT d.id, d.search_vector
-        FROM search_proxy_document d, websearch_to_tsquery('english', %(query)s) AS q(query)
-        WHERE d.search_vector @@ q.query AND {_DATE_OK}
-        LIMIT %(max_ranked)s
-    ) AS c, websearch_to_tsquery('english', %(query)s) AS q(query)
-    ORDER BY score DESC, c.id
+        (SELECT d.id
+         FROM search_proxy_document d, websearch_to_tsquery('english', %(query)s) AS q(query)
+         WHERE d.search_vector @@ q.query AND {_DATE_OK}
+         LIMIT %(max_ranked)s)
+        UNION
+        (SELECT d.id
+         FROM search_proxy_document d,
+             websearch_to_tsquery('english', %(any_query)s) AS q(query),
+             websearch_to_tsquery('english', %(excluded)s) AS x(query)
+         WHERE d.search_vector @@ q.query AND NOT (d.search_vector @@ x.query) AND {_DATE_OK}
+         LIMIT %(max_ranked)s)
+    ) AS c
+    JOIN search_proxy_document d ON d.id = c.id,
+        websearch_to_tsquery('english', %(any_query)s) AS q(query),
+        websearch_to_tsquery('english', %(query)s) AS f(query)
+    ORDER BY full_match DESC, score DESC, d.id
     LIMIT %(limit)s OFFSET %(offset)s
 """
 
@@ -87,19 +98,24 @@ POSTGRESQL_SEARCH = f"""
         d.published, d.date_source
     FROM hits
     JOIN search_proxy_document d ON d.id = hits.id,
-        websearch_to_tsquery('english', %(query)s) AS q(query)
-    ORDER BY hits.score DESC, d.id
+        websearch_to_tsquery('english', %(any_query)s) AS q(query)
+    ORDER BY hits.full_match DESC, hits.score DESC, d.id
 """
 
 # bm25() is smaller for better matches; the title counts five times as much as the text.
+# Full matches (every word) come first.
 SQLITE_SEARCH = f"""
     SELECT d.id, d.url, d.title, substr(d.text, 1, {TITLE_FALLBACK_CHARS}),
         snippet(search_proxy_document_fts, 1, '', '', ' … ', 24),
         d.published, d.date_source
     FROM search_proxy_document_fts f
     JOIN search_proxy_document d ON d.id = f.rowid
-    WHERE search_proxy_document_fts MATCH %(match)s AND {_DATE_OK}
-    ORDER BY bm25(search_proxy_document_fts, 5.0, 1.0), d.id
+    WHERE search_proxy_document_fts MATCH %(match_any)s AND {_DATE_OK}
+    ORDER BY d.id IN (
+            SELECT rowid FROM search_proxy_document_fts
+            WHERE search_proxy_document_fts MATCH %(match)s
+        ) DESC,
+        bm25(search_proxy_document_fts, 5.0, 1.0), d.id
     LIMIT %(limit)s OFFSET %(offset)s
 """
 
@@ -144,7 +160,7 @@ class LocalBackend(ConfiguredBackend):
         index, _reason = current_index()
         if index is None:
             return None
-        terms, ids = bm25_ranking(
+        terms, ids = rank_matches(
             index, parsed, before=before, first=first_rank(page) - 1, count=RESULTS_PER_PAGE
         )
         rows = {
@@ -169,8 +185,11 @@ class LocalBackend(ConfiguredBackend):
         return results
 
     def _database_search(self, query: str, *, before: date, page: int) -> list[SearchResult]:
+        texts = database_params(query)
+        if texts is None:
+            return []  # nothing to look for: only exclusions or punctuation
         params = {
-            "query": query,
+            **texts,
             "before": before.isoformat(),
             "limit": RESULTS_PER_PAGE,
             "offset": first_rank(page) - 1,
@@ -178,8 +197,7 @@ class LocalBackend(ConfiguredBackend):
         }
         if connection.vendor == "sqlite":
             params["match"] = fts5_query(query)
-            if not params["match"]:
-                return []
+            params["match_any"] = fts5_query(query, any_group=True)
             sql = SQLITE_SEARCH
         else:
             sql = POSTGRESQL_SEARCH
@@ -197,59 +215,6 @@ class LocalBackend(ConfiguredBackend):
             _result(row, rank=params["offset"] + position)
             for position, row in enumerate(rows, start=1)
         ]
-
-
-def bm25_ranking(
-    index: SavedIndex, parsed: ParsedQuery, *, before: date, first: int, count: int
-) -> tuple[set[str], list[int]]:
-    """(the query's index terms, the ids of the documents ranked first+1 .. first+count).
-
-    Every document that matches the query and may be shown before `before` is scored;
-    ties go to the lower id, as in the database ranking.
-    """
-    n_docs = len(index)
-    keep = index.allowed_before(before)
-    scored: list[str] = []
-    for group in parsed.required:
-        in_group = np.zeros(n_docs, dtype=bool)
-        any_terms = False
-        for words in group:
-            terms = fast_analyse(" ".join(words))
-            if not terms:
-                continue  # only stop words: the database ignores them too
-            any_terms = True
-            scored.extend(terms)
-            in_group |= _holding_all(index, terms)
-        if any_terms:
-            keep &= in_group
-    if not scored:
-        return set(), []
-    for words in parsed.excluded:
-        if terms := fast_analyse(" ".join(words)):
-            keep &= ~_holding_all(index, terms)
-    scores = index.scores(scored)
-    candidates = np.flatnonzero(keep & (scores > 0))
-    wanted = first + count
-    if len(candidates) > wanted:
-        # Partition first: at a million rows a full sort is most of the query time. Ties
-        # at the cut are kept whole so the lower id wins them below.
-        chosen = scores[candidates]
-        cut = np.partition(-chosen, wanted - 1)[wanted - 1]
-        candidates = candidates[-chosen <= cut]
-    keys = np.asarray(index.keys[candidates])
-    order = np.lexsort((keys, -scores[candidates]))
-    return set(scored), [int(k) for k in keys[order][first:wanted]]
-
-
-def _holding_all(index: SavedIndex, terms: list[str]) -> np.ndarray:
-    holding = np.zeros(len(index), dtype=bool)
-    rows = index.column(terms[0])
-    holding[rows] = True
-    for term in terms[1:]:
-        also = np.zeros(len(index), dtype=bool)
-        also[index.column(term)] = True
-        holding &= also
-    return holding
 
 
 SNIPPET_SCAN_CHARS = 20_000  # as the database's headline, only the start of long pages
@@ -305,51 +270,27 @@ def _first_line(lead: str) -> str:
     return line
 
 
-_TERM = re.compile(r'(-?)"([^"]*)"?|(-?)(\S+)')
-_WORD = re.compile(r"\w+")
+def database_params(text: str) -> dict[str, str] | None:
+    """The websearch_to_tsquery texts of POSTGRESQL_RANKED for the query `text`: the query
+    itself (full matches), any of its terms, and its excluded terms. None when nothing
+    searchable is left (only exclusions, only punctuation)."""
+    parsed = parse_query(text)
+    if not parsed.required:
+        return None
+    return {
+        "query": text,
+        "any_query": " or ".join(_quoted(p) for group in parsed.required for p in group),
+        "excluded": " or ".join(_quoted(p) for p in parsed.excluded),
+    }
 
 
-@dataclass(frozen=True)
-class ParsedQuery:
-    """A web search box query: all groups required, each group any of its phrases."""
-
-    required: list[list[tuple[str, ...]]]  # phrases as word tuples
-    excluded: list[tuple[str, ...]]
-    has_phrase: bool  # a quoted phrase of several words
+def _quoted(words: tuple[str, ...]) -> str:
+    return '"' + " ".join(words) + '"'
 
 
-def parse_query(text: str) -> ParsedQuery:
-    """The meaning websearch_to_tsquery gives `text`: words are all required, `or` between
-    two terms accepts either, "quoted words" form a phrase, a leading `-` excludes a term.
-    A term of several words once punctuation is gone (covid-19) is a phrase too."""
-    groups: list[list[tuple[str, ...]]] = []
-    excluded: list[tuple[str, ...]] = []
-    has_phrase = False
-    join_with_previous = False
-    for match in _TERM.finditer(text):
-        if match.group(2) is not None:
-            negative, words = match.group(1), _WORD.findall(match.group(2))
-            has_phrase = has_phrase or len(words) > 1
-        else:
-            negative, raw = match.group(3), match.group(4)
-            if raw.lower() == "or" and not negative:
-                join_with_previous = bool(groups)
-                continue
-            words = _WORD.findall(raw)
-        if not words:
-            continue
-        if negative:
-            excluded.append(tuple(words))
-        elif join_with_previous:
-            groups[-1].append(tuple(words))
-        else:
-            groups.append([tuple(words)])
-        join_with_previous = False
-    return ParsedQuery(groups, excluded, has_phrase)
-
-
-def fts5_query(text: str) -> str:
-    """An FTS5 MATCH expression with the meaning websearch_to_tsquery gives `text`.
+def fts5_query(text: str, *, any_group: bool = False) -> str:
+    """An FTS5 MATCH expression with the meaning websearch_to_tsquery gives `text`, or with
+    `any_group`, the expression any of its terms matches (exclusions still apply).
 
     Every term becomes a quoted FTS5 string of plain words, so no input can be an FTS5
     syntax error or reach a column filter. "" when nothing searchable is left (only
@@ -358,9 +299,11 @@ def fts5_query(text: str) -> str:
     parsed = parse_query(text)
     if not parsed.required:
         return ""
-
-    def quoted(words: tuple[str, ...]) -> str:
-        return '"' + " ".join(words) + '"'
+    quoted = _quoted
+    if any_group:
+        phrases = [quoted(p) for group in parsed.required for p in group]
+        either = phrases[0] if len(phrases) == 1 else "(" + " OR ".join(phrases) + ")"
+        return either + "".join(f" NOT {quoted(words)}" for words in parsed.excluded)
 
     required = " AND ".join(
         quoted(group[0]) if len(group) == 1 else "(" + " OR ".join(map(quoted, group)) + ")"

@@ -127,5 +127,10 @@
     const card = document.activeClaimCard || document.querySelector("[data-claim-card]");
     const text = card && card.querySelector("textarea");
     if (text && text.value.trim()) event.detail.parameters.text = text.value.trim();
+    // Suggestions only use claims made before this one: its date decides which.
+    ["claim_date", "speaker", "reporting_source"].forEach(function (name) {
+      const field = card && card.querySelector('[name$="-' + name + '"]');
+      if (field && field.value.trim()) event.detail.parameters[name] = field.value.trim();
+    });
   });
 })();

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import datetime
 import os
+import re
 
 import pytest
 from django.urls import reverse
 
 from annotation import suggestions, workflow
-from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings
+from annotation.models import (
+    Batch,
+    Suggestion,
+    SuggestionPoolBuild,
+    SuggestionSettings,
+    Task,
+)
 from annotation.vocabulary import Phase, SuggestionKind, Verdict
 from search_proxy.models import FetchedPage
 from search_proxy.webaddress import normalize_url
 from tests import steps
 from tests.factories import AnnotatorFactory, QuestionFactory
+
+EARLIER = datetime.date(2020, 9, 1)  # the pool's claims: before the tasks' claims (Oct 31)
 
 
 @pytest.fixture
@@ -24,6 +34,7 @@ def pool(db, settings, tmp_path):
         text="How much did the council spend on parks in 2019?",
         evidence_round__claim__text="The council spent 9 million pounds on parks in 2019.",
         evidence_round__claim__label=Verdict.SUPPORTED,
+        evidence_round__claim__claim_date=EARLIER,
     )
     QuestionFactory(
         text="What did the budget report say about park spending?",
@@ -32,6 +43,7 @@ def pool(db, settings, tmp_path):
     QuestionFactory(
         text="When did the hurricane reach Florida?",
         evidence_round__claim__text="A hurricane destroyed half of Miami in 2017.",
+        evidence_round__claim__claim_date=EARLIER,
     )
     assert suggestions.build_pool() == 2
     return first.evidence_round.claim
@@ -162,13 +174,26 @@ def test_p1_gets_likely_duplicates_with_their_verdicts(client, pool, annotator):
     client.force_login(annotator)
     page = client.get(reverse("annotation:task", args=[task.pk]))
     assert b'id="suggest"' in page.content
-    response = suggest(client, task, text="Council spent 9 million on parks in 2019")
+    response = suggest(
+        client, task, text="Council spent 9 million on parks in 2019", claim_date="2020-10-31"
+    )
     assert response.status_code == 200
     duplicates = Suggestion.objects.filter(kind=SuggestionKind.DUPLICATES)
     assert duplicates[0].details["claim"] == pool.pk
     assert duplicates[0].details["verdict"] == Verdict.SUPPORTED
     assert b"Supported" in response.content
-    assert Suggestion.objects.filter(kind=SuggestionKind.CLAIM_LABELS).exists()
+    # Two earlier claims are too few to learn claim types from: none are guessed.
+    assert not Suggestion.objects.filter(kind=SuggestionKind.CLAIM_LABELS).exists()
+
+
+def test_p1_without_any_claim_date_asks_for_one(client, pool, annotator):
+    steps.new_article(url="https://fullfact.org/online/parks-undated/", claimreview_date=None)
+    task = steps.take(annotator, Phase.NORMALISATION)
+    client.force_login(annotator)
+    response = suggest(client, task, text="Council spent 9 million on parks in 2019")
+    assert b"type the claim date first" in response.content.lower()
+    assert not Suggestion.objects.exists()
+    assert suggest(client, task, text="x", claim_date="31/31/2020").status_code == 422
 
 
 def test_a_manager_can_switch_a_kind_off_for_a_batch(client, p2_task, annotator, manager):
@@ -184,33 +209,88 @@ def test_a_manager_can_switch_a_kind_off_for_a_batch(client, p2_task, annotator,
     assert set(Suggestion.objects.values_list("kind", flat=True)) == {SuggestionKind.SEARCH_QUERY}
 
 
-def test_the_ab_split_leaves_odd_tasks_without_suggestions(client, p2_task, annotator):
-    batch = Batch.objects.create(name="intake ab", kind=Batch.Kind.INTAKE)
-    p2_task.article.batch = batch
-    p2_task.article.save()
-    SuggestionSettings.objects.create(batch=batch, ab_split=True)
-    expected = () if p2_task.pk % 2 else suggestions.PHASE_KINDS[Phase.QUESTIONS]
-    assert suggestions.kinds_for(p2_task) == expected
+def test_asking_again_shows_the_same_suggestions_and_logs_them_once(client, p2_task, annotator):
     client.force_login(annotator)
-    assert suggest(client, p2_task).status_code == (404 if p2_task.pk % 2 else 200)
+    first = suggest(client, p2_task).content
+    template = Suggestion.objects.filter(kind=SuggestionKind.QUESTIONS).first()
+    outcome(client, template, "accepted", template.text)
+    shown = Suggestion.objects.count()
+    for _ in range(3):
+        assert suggest(client, p2_task).content.count(b"data-suggestion ") == first.count(
+            b"data-suggestion "
+        )
+    assert Suggestion.objects.count() == shown
+    rates = {r.kind: r for r in suggestions.acceptance_rates()}
+    assert rates[SuggestionKind.QUESTIONS].shown == len(
+        Suggestion.objects.filter(kind=SuggestionKind.QUESTIONS)
+    )
+    assert rates[SuggestionKind.QUESTIONS].accepted == 1
+    template.refresh_from_db()
+    assert template.outcome == "accepted"  # asking again does not reset what was done
 
 
-def test_the_ab_report_compares_time_and_agreement_per_arm(pool):
+def test_a_task_draws_its_arm_once_when_created_and_keeps_it(monkeypatch, db):
+    batch = Batch.objects.create(name="intake ab", kind=Batch.Kind.INTAKE)
+    SuggestionSettings.objects.create(batch=batch, ab_split=True)
+    draws = iter([0, 1, 0, 1])
+    monkeypatch.setattr("annotation.models.secrets.randbelow", lambda n: next(draws))
+    tasks = [
+        steps.new_article(url=f"https://fullfact.org/online/ab-arm-{n}/", batch=batch).tasks.get()
+        for n in range(4)
+    ]
+    arms = [t.suggestion_arm for t in tasks]
+    assert arms == ["without", "with", "without", "with"]
+    assert [bool(suggestions.kinds_for(t)) for t in tasks] == [False, True, False, True]
+    # Switching the split off changes no recorded arm: the control tasks stay without.
+    SuggestionSettings.objects.filter(batch=batch).update(ab_split=False)
+    for task in tasks:
+        task.refresh_from_db()
+        task.save()
+    assert [t.suggestion_arm for t in tasks] == arms
+    assert suggestions.kinds_for(tasks[0]) == ()
+    # A task created while the split is off is in no arm and gets suggestions.
+    later = steps.new_article(url="https://fullfact.org/online/ab-after/", batch=batch).tasks.get()
+    assert later.suggestion_arm == ""
+    assert suggestions.kinds_for(later)
+
+
+def test_a_control_task_gets_no_suggestions(client, pool, annotator):
+    batch = Batch.objects.create(name="intake control", kind=Batch.Kind.INTAKE)
+    writer = AnnotatorFactory(username="p1-writer")
+    steps.new_article(url="https://fullfact.org/online/parks-control/", batch=batch)
+    steps.normalise(writer, [steps.normalised_claim("The council spent 4 million on parks.")])
+    task = steps.take(annotator, Phase.QUESTIONS)
+    Task.objects.filter(pk=task.pk).update(suggestion_arm=Task.SuggestionArm.WITHOUT)
+    task.refresh_from_db()
+    client.force_login(annotator)
+    assert suggest(client, task).status_code == 404
+    page = client.get(reverse("annotation:task", args=[task.pk]))
+    assert b'id="suggest"' not in page.content
+
+
+def test_the_ab_report_reads_the_recorded_arms_even_after_the_split_is_off(client, pool, manager):
     batch = Batch.objects.create(name="intake report", kind=Batch.Kind.INTAKE)
     SuggestionSettings.objects.create(batch=batch, ab_split=True)
-    for n in range(2):
+    for n in range(3):
         # Fresh people per article: nobody may see claims of the same article twice.
         writer, answerer, checker = (AnnotatorFactory(username=f"p{n}{i}") for i in range(3))
         steps.new_article(url=f"https://fullfact.org/online/ab-{n}/", batch=batch)
         steps.normalise(writer, [steps.normalised_claim(f"Claim number {n} about parks.")])
+        task = Task.objects.get(phase=Phase.QUESTIONS, status=Task.Status.POOLED)
+        # The arms of the P2 tasks: with, without, without, whatever their ids' parity.
+        task.suggestion_arm = "with" if n == 0 else "without"
+        task.save(update_fields=["suggestion_arm"])
         steps.answer(answerer)
-        # The P2 verdict is Refuted: the first check agrees, the second does not.
+        # The P2 verdict is Refuted: the first check agrees, the others do not.
         steps.check(checker, Verdict.REFUTED if n == 0 else Verdict.SUPPORTED)
-    reports = suggestions.ab_report([batch.pk])
-    assert sum(r.tasks for r in reports) == 2
-    assert sum(r.checked for r in reports) == 2
-    assert sum(r.agreeing for r in reports) == 1
-    assert all(r.mean_minutes is not None for r in reports if r.tasks)
+    SuggestionSettings.objects.filter(batch=batch).update(ab_split=False)
+    by_arm = {r.arm: r for r in suggestions.ab_report()}
+    assert (by_arm["with suggestions"].tasks, by_arm["without suggestions"].tasks) == (1, 2)
+    assert (by_arm["with suggestions"].agreeing, by_arm["without suggestions"].agreeing) == (1, 0)
+    assert all(r.mean_minutes is not None for r in by_arm.values())
+    client.force_login(manager)
+    page = client.get(reverse("annotation:manage-suggestions"))
+    assert b"without suggestions" in page.content
 
 
 def test_the_manager_page_shows_acceptance_rates(client, p2_task, annotator, manager):
@@ -297,3 +377,53 @@ def test_the_sentences_of_an_opened_page_are_ranked_for_the_question(client, p2_
     )
     assert missing.status_code == 422
     assert Suggestion.objects.filter(kind=SuggestionKind.SENTENCES).count() == len(ranked)
+
+
+def test_offline_the_sentences_come_from_the_indexed_text_the_viewer_shows(
+    client, p2_task, annotator, monkeypatch
+):
+    """The page cannot be fetched (offline) and was never stored: the viewer shows the local
+    index's text of it, and the sentence suggestions rank that same text, by position."""
+    from search_proxy import fetch
+    from tests.search_proxy.conftest import document
+
+    url = "https://www.nature.com/articles/parks-budget"
+    page = document(
+        url,
+        "The council met in March.\nParks received 2.1 million pounds in 2019.\nNo libraries.",
+    )
+    page.normalized_url = normalize_url(url)
+    page.save()
+    attempts = []
+
+    def offline(address):
+        attempts.append(address)
+        raise fetch.PageUnavailable("The host name www.nature.com could not be resolved.")
+
+    monkeypatch.setattr(fetch, "download_page", offline)
+    client.force_login(annotator)
+    viewer = client.post(
+        reverse("annotation:open-result", args=[p2_task.pk]), {"url": url}, HTTP_HX_REQUEST="true"
+    )
+    assert b"could not be resolved" in viewer.content
+    shown = re.findall(rb"<p>([^<]*)</p>", viewer.content.split(b"data-sentences")[1])
+    assert shown[1] == b"Parks received 2.1 million pounds in 2019."
+    fetches = len(attempts)
+    response = client.get(
+        reverse("annotation:suggested-sentences", args=[p2_task.pk]),
+        {"url": url, "question": "How much money did the parks get in 2019?"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert len(attempts) == fetches  # no fetch of its own
+    best = Suggestion.objects.filter(kind=SuggestionKind.SENTENCES).order_by("position")[0]
+    assert best.details["sentence"] == 1
+    assert best.text == shown[1].decode()
+    # A page the viewer never showed any text of: a clear message, nothing logged.
+    missing = client.get(
+        reverse("annotation:suggested-sentences", args=[p2_task.pk]),
+        {"url": "https://elsewhere.example/never-opened", "question": "How much?"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert missing.status_code == 422
+    assert b"Open the page in the viewer first" in missing.content

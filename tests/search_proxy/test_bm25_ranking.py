@@ -4,6 +4,7 @@ documents, and a newer saved index picked up without restarting."""
 
 import datetime
 import logging
+import random
 
 import numpy as np
 import pytest
@@ -99,19 +100,64 @@ def test_results_keep_the_shape_of_the_database_ranking():
     )
 
 
-def test_all_words_are_required_unless_joined_with_or_and_a_minus_excludes():
-    document("https://a.example/parks", "parks only")
-    document("https://a.example/budget", "budget only")
-    document("https://a.example/both", "parks and budget, said the treasurer")
+def test_any_word_matches_pages_with_every_word_come_first_and_a_minus_excludes():
+    # The partial matches are short pages about one word: BM25 alone would put them first.
+    document("https://a.example/parks", "parks parks parks")
+    document("https://a.example/budget", "budget budget")
+    document("https://a.example/both", "parks and budget, said the treasurer at length today")
+    document("https://a.example/neither", "library opening hours")
     save_search_index()
-    assert bm25_urls("parks budget") == ["https://a.example/both"]
-    assert set(bm25_urls("parks or budget")) == {
+    found = bm25_urls("parks budget")
+    assert found[0] == "https://a.example/both"
+    assert set(found) == {
         "https://a.example/parks",
         "https://a.example/budget",
         "https://a.example/both",
     }
+    assert set(bm25_urls("parks or budget")) == set(found)
     assert set(bm25_urls("parks -treasurer")) == {"https://a.example/parks"}
     assert bm25_urls("the of") == []
+    assert database_urls("parks budget")[0] == "https://a.example/both"
+    assert set(database_urls("parks budget")) == set(found)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_both_rankings_return_every_page_sharing_a_word_full_matches_first(seed):
+    """Random pages and queries: the saved index and the database return exactly the pages
+    holding some query word (before the claim date), every full match before any partial
+    one; the saved index orders each tier as an exact BM25 does."""
+    rng = random.Random(seed)
+    words = [f"w{n}" for n in range(12)]
+    for n in range(30):
+        text = " ".join(rng.choices(words, k=rng.randint(1, 8)))
+        published = CLAIM_DATE + rng.choice([-3, -1, 0, 2]) * DAY if rng.random() < 0.7 else None
+        document(f"https://a.example/{n:02}", text, published)
+    save_search_index()
+    documents = {d.url: d for d in Document.objects.all()}
+    for _ in range(15):
+        query_words = rng.sample(words, rng.randint(1, 4))
+        query = " ".join(query_words)
+        shown = {
+            url
+            for url, d in documents.items()
+            if (d.published is None or d.published < CLAIM_DATE)
+            and set(query_words) & set(d.text.split())
+        }
+        full = {url for url in shown if set(query_words) <= set(documents[url].text.split())}
+        exact = exact_bm25_urls(query, CLAIM_DATE)
+        expected = [u for u in exact if u in full] + [u for u in exact if u not in full]
+        pages = [bm25_urls(query, page=p) for p in (1, 2, 3, 4)]
+        assert [u for page in pages for u in page] == expected
+        assert set(expected) == shown
+        by_database = [
+            r.url
+            for p in (1, 2, 3, 4)
+            for r in LocalBackend(ranking="database", max_ranked=0).search(
+                query, before=CLAIM_DATE, page=p
+            )
+        ]
+        assert set(by_database) == shown
+        assert set(by_database[: len(full)]) == full
 
 
 def test_a_quoted_phrase_is_left_to_the_database_which_knows_word_order():
@@ -188,7 +234,7 @@ def test_a_newer_saved_index_is_picked_up_by_a_running_process():
     assert (saved.documents, saved.tokenised, saved.started_over) == (2, 1, False)
     second, _ = current_index()
     assert second is not None and second.generation != first.generation
-    assert bm25_urls("parks library") == ["https://a.example/new"]
+    assert bm25_urls("parks library") == ["https://a.example/new", "https://a.example/old"]
 
 
 def test_a_deleted_document_makes_the_next_save_start_over_and_searches_skip_it_meanwhile():

@@ -97,11 +97,19 @@ def test_better_matches_rank_first_and_titles_count_more():
     assert set(found) == {"https://a.example/once", "https://a.example/title"}
 
 
-def test_all_words_are_required_unless_joined_with_or():
-    document("https://a.example/parks", "parks only")
+def test_any_word_is_enough_and_pages_with_every_word_rank_first():
+    document("https://a.example/parks", "parks parks parks")
     document("https://a.example/budget", "budget only")
-    assert urls("parks budget") == []
-    assert set(urls("parks or budget")) == {"https://a.example/parks", "https://a.example/budget"}
+    document("https://a.example/both", "the parks budget was discussed at great length today")
+    found = urls("parks budget")
+    assert found[0] == "https://a.example/both"
+    assert set(found) == {
+        "https://a.example/parks",
+        "https://a.example/budget",
+        "https://a.example/both",
+    }
+    assert set(urls("parks or budget")) == set(found)
+    assert urls("library hours") == []
 
 
 def test_quoted_words_are_a_phrase_and_a_minus_excludes():
@@ -109,6 +117,7 @@ def test_quoted_words_are_a_phrase_and_a_minus_excludes():
     document("https://a.example/apart", "the budget for parks rose, said the treasurer")
     assert urls('"parks budget"') == ["https://a.example/phrase"]
     assert urls("parks budget -treasurer") == ["https://a.example/phrase"]
+    assert urls("parks -treasurer") == ["https://a.example/phrase"]
 
 
 def test_stemming_finds_other_forms_of_a_word():
@@ -156,7 +165,11 @@ def test_fts5_queries_quote_every_term():
     assert fts5_query('"quick fox" or dog -cat covid-19') == (
         '("quick fox" OR "dog") AND "covid 19" NOT "cat"'
     )
+    assert fts5_query('"quick fox" or dog -cat covid-19', any_group=True) == (
+        '("quick fox" OR "dog" OR "covid 19") NOT "cat"'
+    )
     assert fts5_query("-only -exclusions") == ""
+    assert fts5_query("-only -exclusions", any_group=True) == ""
     assert fts5_query('title:x NEAR(a b) "unclosed') == (
         '"title x" AND "NEAR a" AND "b" AND "unclosed"'
     )
