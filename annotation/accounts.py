@@ -1,6 +1,8 @@
 """Managing annotator accounts: bulk creation, roles, phase qualifications and quotas.
 
-Every change is written to the audit log with the manager who made it.
+Every change is written to the audit log with the manager who made it. New accounts start in
+training: a training phase (P1-P3) is given without a passed test only as a waiver with a
+reason (annotation/training.grant, the one path for adding phases).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import secrets
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotation import training
 from annotation.boundary import shown, text_refusal
 from annotation.csvfiles import csv_writer
 from annotation.models import PhaseQuota, User
@@ -66,12 +69,16 @@ def parse_usernames(text: str) -> list[str]:
 
 @transaction.atomic
 def create_annotators(
-    usernames: list[str], manager: User, phases: list[int] | None = None
+    usernames: list[str],
+    manager: User,
+    phases: list[int] | None = None,
+    waiver_reason: str = "",
 ) -> list[tuple[str, str]]:
     """Create annotator accounts with one-time passwords; returns (username, password).
 
-    The passwords are for the manager to hand over once: nothing keeps them, and each new
-    annotator must choose their own at first sign-in.
+    The accounts start in training: no phase unless given, and a training phase only with a
+    waiver reason. The passwords are for the manager to hand over once: nothing keeps them,
+    and each new annotator must choose their own at first sign-in.
     """
     created = []
     for name in usernames:
@@ -79,11 +86,16 @@ def create_annotators(
         user = User(
             username=name,
             role=User.Role.ANNOTATOR,
-            qualified_phases=phases or [1, 2, 3],
+            qualified_phases=[],
             must_change_password=True,
         )
         user.set_password(password)
         user.save()
+        try:
+            user.qualified_phases = training.grant(user, phases or [], manager, waiver_reason)
+        except training.TrainingRefused as exc:
+            raise AccountError(str(exc)) from exc
+        user.save(update_fields=["qualified_phases"])
         created.append((name, password))
     audit(manager, "accounts", f"created {len(created)} annotator account(s)", usernames=usernames)
     return created
@@ -117,6 +129,7 @@ def update_account(
     phases: list[int],
     quotas: dict[int, int | None],
     active: bool,
+    waiver_reason: str = "",
 ) -> None:
     """Change one account; records what changed in the audit log."""
     if user.is_superuser and not manager.is_superuser:
@@ -129,8 +142,12 @@ def update_account(
         "active": user.is_active,
         "quotas": {q.phase: q.limit for q in user.quotas.all()},
     }
+    try:
+        granted = training.grant(user, phases, manager, waiver_reason)
+    except training.TrainingRefused as exc:
+        raise AccountError(str(exc)) from exc
     user.role = role
-    user.qualified_phases = sorted(set(phases))
+    user.qualified_phases = granted
     user.is_active = active
     user.save()
     for phase, limit in quotas.items():
@@ -155,18 +172,6 @@ def update_account(
             user=user.username,
             changes={k: [str(v[0]), str(v[1])] for k, v in changed.items()},
         )
-
-
-@transaction.atomic
-def qualify(user: User, phase: int, manager: User) -> None:
-    """Add one phase to an account's qualifications (the stuck-work fix of the dashboard)."""
-    if not user.is_active:
-        raise AccountError(f"{user.username} is deactivated; activate the account first")
-    if int(phase) in user.qualified_phases:
-        return
-    user.qualified_phases = sorted({*user.qualified_phases, int(phase)})
-    user.save(update_fields=["qualified_phases"])
-    audit(manager, "account", f"qualified {user.username} for phase {phase}", user=user.username)
 
 
 class StaffPasswordLength:

@@ -37,6 +37,7 @@ urlpatterns = [
     path("training/<int:phase>/claims/<int:claim_pk>/", training.hand_in, name="training-hand-in"),
     path("training/answers/<int:pk>/", training.feedback, name="training-feedback"),
     path("manage/qualification/", training.qualification, name="qualification"),
+    path("manage/qualification/<int:pk>/", training.trainee, name="trainee"),
     path("manage/", manage.manager_panel, name="manager-panel"),
     path("manage/articles/", manage.import_articles, name="import-articles"),
     path("manage/people/", manage.people, name="people"),

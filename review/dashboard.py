@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import accounts
 from annotation.csvfiles import csv_writer
+from annotation.training import TRAINING_PHASES
 from annotation.views.manage import manager_required, show_one_time_passwords
 from review import charts
 from review.agreement import ReportFilter, agreement_report, evidence_agreement
@@ -255,19 +256,18 @@ def dashboard_csv(request: HttpRequest, table: str) -> HttpResponse:
 def fix_stuck(request: HttpRequest) -> HttpResponse:
     form = StuckFixForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(form.errors.get("__all__", [])) or "Nothing to fix.")
+        messages.error(request, "Name the account to create for the phase.")
         return redirect("review:dashboard")
     phase = form.cleaned_data["phase"]
+    # A training phase is earned by training: the new account starts there.
+    phases = [] if phase in TRAINING_PHASES else [phase]
     try:
-        if form.cleaned_data["qualify"]:
-            user = form.cleaned_data["qualify"]
-            accounts.qualify(user, phase, request.user)
-            messages.success(request, f"{user.username} may now take phase {phase} tasks.")
-            return redirect("review:dashboard")
         names = accounts.parse_usernames(form.cleaned_data["create"])
-        created = accounts.create_annotators(names, request.user, [phase])
+        created = accounts.create_annotators(names, request.user, phases)
     except accounts.AccountError as exc:
         messages.error(request, str(exc))
         return redirect("review:dashboard")
+    if not phases:
+        messages.info(request, f"{names[0]} starts with phase {phase} training.")
     # The people page shows the new password in this response only, as after a bulk upload.
     return show_one_time_passwords(request, created)

@@ -1,5 +1,7 @@
 """Training on gold claims (P1-P3) with side-by-side feedback, and the thresholds page."""
 
+from contextlib import suppress
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -9,7 +11,7 @@ from django.views.decorators.http import require_POST
 from annotation import training
 from annotation.blindness import blind_claim, is_blind
 from annotation.forms.training import ThresholdsForm, TrainingForm
-from annotation.models import Claim, QualificationThresholds, TrainingAnswer
+from annotation.models import Claim, QualificationThresholds, TrainingAnswer, User
 from annotation.views.manage import manager_required
 from annotation.vocabulary import Phase
 
@@ -20,7 +22,14 @@ def _training_phase(phase: int) -> Phase:
     return Phase(phase)
 
 
-def _page(request: HttpRequest, phase: Phase, claim: Claim | None, form, status=200):
+def _page(
+    request: HttpRequest,
+    phase: Phase,
+    claim: Claim | None,
+    form,
+    status: int = 200,
+    refusal: str = "",
+):
     blind = claim is not None and is_blind(phase)
     return render(
         request,
@@ -35,6 +44,7 @@ def _page(request: HttpRequest, phase: Phase, claim: Claim | None, form, status=
             "form": form,
             "standing": training.standing(request.user, phase),
             "qualified": request.user.is_qualified_for(phase),
+            "refusal": refusal,
         },
         status=status,
     )
@@ -43,6 +53,10 @@ def _page(request: HttpRequest, phase: Phase, claim: Claim | None, form, status=
 @login_required
 def train(request: HttpRequest, phase: int) -> HttpResponse:
     phase = _training_phase(phase)
+    # The trainee's own sequence is drawn on their first visit and kept. When the pool
+    # cannot give one, the standing on the page says why (Standing.problem).
+    with suppress(training.TrainingRefused):
+        training.draw(request.user, phase)
     claim = training.next_training_claim(request.user, phase)
     return _page(request, phase, claim, TrainingForm(phase) if claim else None)
 
@@ -55,7 +69,20 @@ def hand_in(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
     form = TrainingForm(phase, request.POST)
     if not form.is_valid():
         return _page(request, phase, claim, form, status=422)
-    answer = training.hand_in(request.user, phase, claim, form.answer())
+    try:
+        answer = training.hand_in(request.user, phase, claim, form.answer())
+    except training.TrainingRefused as exc:
+        # Not this trainee's next drawn claim: nothing is recorded; the page shows the
+        # claim that is.
+        following = training.next_training_claim(request.user, phase)
+        return _page(
+            request,
+            phase,
+            following,
+            TrainingForm(phase) if following else None,
+            status=409,
+            refusal=str(exc),
+        )
     return redirect("annotation:training-feedback", pk=answer.pk)
 
 
@@ -91,8 +118,19 @@ def qualification(request: HttpRequest) -> HttpResponse:
         "annotation/qualification.html",
         {
             "form": form,
-            "trainees": training.training_overview().order_by("username"),
+            "trainees": training.training_overview(),
             "phases": training.TRAINING_PHASES,
         },
         status=422 if form.errors else 200,
+    )
+
+
+@manager_required
+def trainee(request: HttpRequest, pk: int) -> HttpResponse:
+    """One trainee's scores and answers, phase by phase, beside the gold."""
+    person = get_object_or_404(User, pk=pk)
+    return render(
+        request,
+        "annotation/trainee.html",
+        {"person": person, "record": training.trainee_record(person)},
     )
