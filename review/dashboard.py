@@ -46,8 +46,11 @@ def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[l
     out["agreement"] = (
         [
             "comparison",
+            "k",
             "items",
+            "left_out_rated_once",
             "ratings",
+            "resampled",
             "percent_agreement",
             "randolph_kappa",
             "randolph_low",
@@ -59,8 +62,11 @@ def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[l
         [
             [
                 v["title"],
+                v["k"],
                 v["items"],
+                v["left_out"],
                 v["ratings"],
+                f"{v['bootstrap']['units']} {v['bootstrap']['unit']}s",
                 v["percent_agreement"],
                 v["randolph_kappa"],
                 *_interval(v, "randolph_kappa"),
@@ -79,10 +85,11 @@ def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[l
         ],
     )
     out["annotator_pairs"] = (
-        ["comparison", "first", "second", "items", "percent_agreement", "cohen_kappa"],
+        ["comparison", "k", "first", "second", "items", "percent_agreement", "cohen_kappa"],
         [
             [
                 v["title"],
+                v["k"],
                 p["first"],
                 p["second"],
                 p["items"],
@@ -190,7 +197,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     verdicts = agreement["verdicts"]
     kappa_rows = [
         {
-            "label": f"{v['short']} · {short}",
+            "label": f"{v['short']} · {short}" + (f" (k={v['k']})" if short == "Randolph" else ""),
             "value": v[name],
             "interval": v["intervals"].get(name),
         }

@@ -39,8 +39,10 @@ def test_each_table_downloads_as_csv_with_its_header(client, manager, agreement_
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0]  # the header
     if table == "agreement":
-        parallel = next(r for r in rows if r[0].startswith("Independent P2"))
-        assert float(parallel[4]) == pytest.approx(1 / 9)
+        values = next(r for r in rows if r[0].startswith("Independent P2"))
+        parallel = dict(zip(rows[0], values, strict=True))
+        assert float(parallel["randolph_kappa"]) == pytest.approx(1 / 9)
+        assert parallel["k"] == "4"
     if table == "annotators":
         assert {"crew1", "crew6"} <= {r[0] for r in rows[1:]}
 
