@@ -35,6 +35,11 @@ urlpatterns = [
     path("tours/<slug:name>/done/", editing.tour_done, name="tour-done"),
     path("training/<int:phase>/", training.train, name="training"),
     path("training/<int:phase>/claims/<int:claim_pk>/", training.hand_in, name="training-hand-in"),
+    path(
+        "training/<int:phase>/claims/<int:claim_pk>/search/",
+        training.search,
+        name="training-search",
+    ),
     path("training/answers/<int:pk>/", training.feedback, name="training-feedback"),
     path("manage/qualification/", training.qualification, name="qualification"),
     path("manage/qualification/<int:pk>/", training.trainee, name="trainee"),

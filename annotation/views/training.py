@@ -6,14 +6,24 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation import training
 from annotation.blindness import blind_claim, is_blind
 from annotation.forms.training import ThresholdsForm, TrainingForm
-from annotation.models import Claim, QualificationThresholds, TrainingAnswer, User
+from annotation.models import (
+    Claim,
+    QualificationThresholds,
+    TrainingAnswer,
+    TrainingDraw,
+    User,
+)
 from annotation.views.manage import manager_required
+from annotation.views.phase1 import article_links
 from annotation.vocabulary import Phase
+from search_proxy import service
+from search_proxy.backends import SearchUnavailable
 
 
 def _training_phase(phase: int) -> Phase:
@@ -41,6 +51,10 @@ def _page(
             # never the label.
             "claim": blind_claim(claim) if blind else claim,
             "pairs": training.gold_pairs(claim) if blind else [],
+            # As in the real phase: P1 and P2 read the fact-checking article; P2 also
+            # searches pages from before the claim date. P3 is blind to both.
+            "links": article_links(claim.article.url) if claim and not blind else None,
+            "searches": claim is not None and phase == Phase.QUESTIONS,
             "form": form,
             "standing": training.standing(request.user, phase),
             "qualified": request.user.is_qualified_for(phase),
@@ -84,6 +98,37 @@ def hand_in(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
             refusal=str(exc),
         )
     return redirect("annotation:training-feedback", pk=answer.pk)
+
+
+@login_required
+def search(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
+    """The P2 search panel of training, bounded like the real one (pages before the claim
+    date, never its own article); only for a claim drawn for this trainee."""
+    if phase != Phase.QUESTIONS:
+        raise Http404("only P2 training searches")
+    item = get_object_or_404(
+        TrainingDraw.objects.select_related("claim__article"),
+        annotator=request.user,
+        phase=phase,
+        claim_id=claim_pk,
+    )
+    claim = item.claim
+    query = request.GET.get("q", "").strip()
+    context = {"query": query, "claim_pk": claim.pk, "phase": Phase(phase)}
+    if query:
+        try:
+            context["results"] = service.search(
+                query,
+                before=claim.claim_date,
+                country=claim.location_iso_code,
+                page=1,
+                user=request.user,
+                scope=claim.search_scope(),
+            )
+        except (service.SearchError, SearchUnavailable) as exc:
+            context["error"] = str(exc)
+    context["search_url"] = reverse("annotation:training-search", args=[phase, claim.pk])
+    return render(request, "annotation/training.html#training-search-results", context)
 
 
 @login_required

@@ -507,3 +507,50 @@ def test_the_admin_lists_thresholds_draws_and_training_answers(
 
     for model in ("qualificationthresholds", "traininganswer", "trainingdraw"):
         assert client.get(f"/admin/annotation/{model}/").status_code == 200
+
+
+# --- Training looks like the real phase ---------------------------------------------------
+
+
+def test_p1_and_p2_training_show_the_article_and_p2_the_search_panel_and_p3_neither(
+    client, trainee, bar, gold
+):
+    client.force_login(trainee)
+    pages = {p: client.get(reverse("annotation:training", args=[p])) for p in (1, 2, 3)}
+    html = {p: page.content.decode() for p, page in pages.items()}
+
+    assert 'id="training-article"' in html[1] and 'id="training-search"' not in html[1]
+    assert 'id="training-article"' in html[2] and 'id="training-search"' in html[2]
+    assert 'id="training-article"' not in html[3] and 'id="training-search"' not in html[3]
+    claim = Claim.objects.get(pk=pages[2].context["claim_pk"])
+    assert claim.article.url in html[2] or "web.archive.org" in html[2]
+
+
+def test_the_training_search_is_bounded_by_the_claim_date_and_only_for_drawn_claims(
+    client, trainee, bar, gold, monkeypatch
+):
+    from search_proxy import service
+    from tests.annotation.test_evidence_screen import _OneResultEngine
+
+    engine = _OneResultEngine(False)
+    seen_before = []
+    search = engine.search
+
+    def spying(query, *, before, country, page):
+        seen_before.append(before)
+        return search(query, before=before, country=country, page=page)
+
+    engine.search = spying
+    monkeypatch.setattr(service, "get_backend", lambda name=None: engine)
+    client.force_login(trainee)
+    claim_pk = client.get(reverse("annotation:training", args=[2])).context["claim_pk"]
+    claim = Claim.objects.get(pk=claim_pk)
+    undrawn = next(c for c in gold if not TrainingDraw.objects.filter(claim=c).exists())
+
+    found = client.get(reverse("annotation:training-search", args=[2, claim_pk]), {"q": "parks"})
+
+    assert "Council budget 2019" in found.content.decode()
+    assert seen_before and all(b == claim.claim_date for b in seen_before)
+    url = reverse("annotation:training-search", args=[2, undrawn.pk])
+    assert client.get(url, {"q": "parks"}).status_code == 404
+    assert client.get(reverse("annotation:training-search", args=[3, claim_pk])).status_code == 404

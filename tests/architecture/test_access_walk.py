@@ -70,6 +70,8 @@ PAGES: dict[str, tuple[int, int, int, int]] = {
     "annotation:tour-done": (405, 405, 405, 405),
     "annotation:training-feedback": (302, 200, 404, 404),
     "annotation:training-hand-in": (405, 405, 405, 405),
+    # Only a claim of one's own P2 draw; the walk's people have none.
+    "annotation:training-search": (302, 404, 404, 404),
     "annotation:training": (302, 200, 200, 200),
     "annotation:trainee": (302, 403, 200, 403),
     "annotation:wording-hints": (302, 200, 200, 200),
@@ -200,6 +202,7 @@ def world(db):
         "annotation:start-next": {"phase": Phase.QUESTIONS},
         "annotation:training": {"phase": Phase.NORMALISATION},
         "annotation:training-hand-in": {"phase": Phase.NORMALISATION, "claim_pk": gold.pk},
+        "annotation:training-search": {"phase": Phase.QUESTIONS, "claim_pk": gold.pk},
         "annotation:training-feedback": {"pk": practice.pk},
         "exports:export-job": {"pk": export.pk},
         "exports:export-download": {"pk": export.pk},
