@@ -554,3 +554,37 @@ def test_the_training_search_is_bounded_by_the_claim_date_and_only_for_drawn_cla
     url = reverse("annotation:training-search", args=[2, undrawn.pk])
     assert client.get(url, {"q": "parks"}).status_code == 404
     assert client.get(reverse("annotation:training-search", args=[3, claim_pk])).status_code == 404
+
+
+# --- On real gold claims ------------------------------------------------------------------
+
+
+def test_on_dev_json_gold_the_junk_bot_fails_and_an_honest_trainee_passes_p2(db, dev_json, client):
+    """Real claims, real QA pairs and the real label mix (61% Refuted): the default protocol
+    (10 practice, 10 judged) from 400 imported claims."""
+    import json
+
+    from exports.averitec_json import parse_dataset
+    from exports.dataset import import_claims
+
+    records = parse_dataset(json.loads(dev_json.read_text())[:400])
+    import_claims(records, batch_name="gold", source_file="dev.json")
+    honest_one, junk_one = (
+        AnnotatorFactory(username=name, qualified_phases=[]) for name in ("honest", "junk")
+    )
+
+    for person, bot in ((honest_one, honest), (junk_one, junk(Verdict.REFUTED.value))):
+        client.force_login(person)
+        for _ in range(21):  # bounded: one more than the draw
+            page = client.get(reverse("annotation:training", args=[2]))
+            if page.context["claim_pk"] is None:
+                break
+            claim = Claim.objects.get(pk=page.context["claim_pk"])
+            client.post(
+                reverse("annotation:training-hand-in", args=[2, claim.pk]), bot(2, claim, {})
+            )
+
+    assert training.standing(honest_one, Phase.QUESTIONS).passed is True
+    junk_standing = training.standing(junk_one, Phase.QUESTIONS)
+    assert junk_standing.passed is False
+    assert junk_standing.measures["verdict_accuracy"] <= 0.3

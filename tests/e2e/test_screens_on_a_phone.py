@@ -204,6 +204,7 @@ def test_every_screen_fits_a_phone_and_the_phase_screens_pass_axe(
         ("/annotate/manage/assign/", "manager-assign"),
         ("/annotate/manage/tasks/", "manager-tasks"),
         ("/annotate/manage/audit/", "manager-audit"),
+        ("/annotate/manage/qualification/", "manager-qualification"),
         (f"/review/claims/{claim.pk}/", "manager-claim-history"),
         ("/exports/", "exports"),
         ("/exports/statistics/", "exports-statistics"),
