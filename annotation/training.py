@@ -317,8 +317,12 @@ class Standing:
         return [(MEASURE_LABELS[name], value) for name, value in self.measures.items()]
 
 
-def standing(annotator: User, phase: int) -> Standing:
-    """The annotator's training figures in a phase: the judged items of their draw only."""
+def standing(annotator: User, phase: int, *, explain: bool = False) -> Standing:
+    """The annotator's training figures in a phase: the judged items of their draw only.
+
+    `explain` also says why a training that has no draw yet cannot start (it reads the whole
+    pool, so only the trainee's own page asks).
+    """
     bar = QualificationThresholds.current()
     drawn = list(TrainingDraw.objects.filter(annotator=annotator, phase=phase))
     answers = {
@@ -355,7 +359,7 @@ def standing(annotator: User, phase: int) -> Standing:
         needed,
         measures,
         ok if complete else None,
-        problem="" if drawn else pool_problem(phase, bar),
+        problem=pool_problem(phase, bar) if explain and not drawn else "",
         answers=sorted(answers.values(), key=lambda a: order.get(a.claim_id, 0)),
     )
 

@@ -56,7 +56,7 @@ def _page(
             "links": article_links(claim.article.url) if claim and not blind else None,
             "searches": claim is not None and phase == Phase.QUESTIONS,
             "form": form,
-            "standing": training.standing(request.user, phase),
+            "standing": training.standing(request.user, phase, explain=True),
             "qualified": request.user.is_qualified_for(phase),
             "refusal": refusal,
         },

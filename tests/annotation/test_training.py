@@ -6,6 +6,7 @@ accounts were qualified without training. Each is reproduced here, with trainee 
 must fail and an honest trainee who must pass (so the bots fail for the right reason).
 """
 
+import random
 from collections import Counter
 
 import pytest
@@ -220,6 +221,27 @@ def test_each_trainee_gets_their_own_balanced_draw_from_the_phase_pool(bar, gold
         assert [d.claim_id for d in training.draw(person, Phase.QUESTIONS)] == draws[person]
 
     assert len({tuple(d) for d in draws.values()}) > 1
+
+
+def test_a_balanced_draw_never_favours_a_label_that_others_could_have_matched():
+    """Over random pools: a label is drawn at most once more than any label that still had
+    claims to give, so a constant verdict scores at most ceil(n / labels) / n."""
+    rng = random.Random(24)
+    for _ in range(300):
+        pool = [
+            Claim(pk=n, label=rng.choice(LABELS[: rng.randint(1, 4)]))
+            for n in range(rng.randint(0, 40))
+        ]
+        n = rng.randint(0, 25)
+
+        drawn = training._balanced(pool, n, rng)
+
+        assert len(drawn) == min(n, len(pool)) and len({c.pk for c in drawn}) == len(drawn)
+        available, counts = Counter(c.label for c in pool), Counter(c.label for c in drawn)
+        for label in counts:
+            for other in available:
+                if counts[other] < available[other]:
+                    assert counts[label] <= counts[other] + 1
 
 
 def test_the_default_protocol_is_ten_practice_claims_then_ten_judged(trainee):
