@@ -338,6 +338,11 @@ def open_page(
     Raises fetch.FetchRefused, fetch.PageUnavailable or RateLimited; the click is logged
     with its outcome either way.
     """
+    # Refused for everyone before anything is fetched or logged: someone who also holds a
+    # blind check must not read a fact-check here, whatever its address looks like.
+    finding = flags.fact_check_finding(url, scope.article_url if scope is not None else None)
+    if finding.reveals:
+        raise fetch.FactCheckRefused(finding.message)
     if user is not None:
         _check_window(
             SearchClick.objects.filter(user=user), settings.PAGE_FETCH_RATE_LIMIT, "opened pages"

@@ -257,9 +257,11 @@ def test_opening_pages_is_rate_limited(researcher_api, settings):
     assert "opened pages" in response.json()["detail"]
 
 
-def test_a_fact_checkers_page_opens_with_the_reason_it_cannot_be_evidence(
+def test_a_fact_checkers_page_is_refused_with_the_reason_and_never_fetched(
     api, p2_task, local_pages, resolve_as
 ):
+    # Issue 23: the viewer refuses fact-checks for everyone (someone also holding a blind
+    # check must not read one here), before anything is fetched.
     resolve_as({"www.snopes.com": ["127.0.0.1"]})
     url = f"http://www.snopes.com:{local_pages.port}/fact-check/parks/"
     local_pages.serve(
@@ -267,9 +269,11 @@ def test_a_fact_checkers_page_opens_with_the_reason_it_cannot_be_evidence(
         "<html><body><p>Rating: false.</p></body></html>",
         headers={"Content-Type": "text/html"},
     )
-    body = api.post(OPEN, {"url": url, "task": p2_task.pk}).json()
-    assert body["fact_checker_refused"] is True
-    assert "fact-checking site" in body["problem"]
+    response = api.post(OPEN, {"url": url, "task": p2_task.pk})
+    assert response.status_code == 422
+    assert "fact-checking site" in response.json()["detail"]
+    assert "Rating" not in response.content.decode()
+    assert not local_pages.requests
 
 
 # --- The results partial -------------------------------------------------------------------
