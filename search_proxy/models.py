@@ -503,7 +503,7 @@ class SearchLog(models.Model):
     backend = models.CharField(max_length=20)
     result_urls = models.JSONField(default=list, blank=True)
     hidden_count = models.PositiveSmallIntegerField(
-        default=0, help_text="Results hidden: the claim's own fact-checking article."
+        default=0, help_text="Results hidden: the claim's own article and fact-checks."
     )
     dropped_count = models.PositiveSmallIntegerField(
         default=0, help_text="Results dropped: published on or after the claim date."

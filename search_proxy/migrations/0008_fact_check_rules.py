@@ -136,5 +136,12 @@ class Migration(migrations.Migration):
             name="path_prefix",
             field=models.CharField(blank=True, help_text=HELP, max_length=300),
         ),
+        migrations.AlterField(
+            model_name="searchlog",
+            name="hidden_count",
+            field=models.PositiveSmallIntegerField(
+                default=0, help_text="Results hidden: the claim's own article and fact-checks."
+            ),
+        ),
         migrations.RunPython(seed, unseed),
     ]
