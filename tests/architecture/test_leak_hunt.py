@@ -236,7 +236,9 @@ def responses_of_the_walk(client: Client, world) -> dict[str, tuple[str, str]]:
         keep(
             f"viewer api {address}",
             client.post(
-                "/api/v1/search/open/", {"url": address, "task": p2.pk}, content_type="application/json"
+                "/api/v1/search/open/",
+                {"url": address, "task": p2.pk},
+                content_type="application/json",
             ),
         )
         keep(
