@@ -270,3 +270,75 @@ def test_a_manager_promoted_while_holding_a_check_cannot_read_that_claims_histor
     listed = api.get("/api/v1/claims/", {"state": "quality_check"}).json()
     assert listed["results"] == []
     assert api.get(f"/api/v1/claims/{claim.pk}/").status_code == 404
+
+
+# --- The policy and assignment agree ----------------------------------------------------
+
+
+class _Undo(Exception):
+    pass
+
+
+def _would_receive(person: User, phase: int) -> Task | None:
+    """The task Start next would hand `person` now, without keeping it."""
+    from django.db import transaction
+
+    from annotation import assignment
+
+    got = None
+    try:
+        with transaction.atomic():
+            try:
+                got = assignment.next_task(person, phase)
+            except assignment.NoTaskAvailable:
+                got = None
+            raise _Undo
+    except _Undo:
+        pass
+    return got
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whoever_start_next_would_give_a_blind_task_already_sees_that_claim_blind(
+    db, settings, seed
+):
+    """Random worlds of claims at every stage and people of every role and qualification:
+    whenever assignment would hand someone a P3/P5 task, the policy already had that claim
+    blind for them (so nothing they could read before was the answer)."""
+    import random
+
+    rng = random.Random(seed)
+    settings.MANAGERS_TAKE_BLIND_TASKS = rng.random() < 0.5
+    crew = [AnnotatorFactory(username=f"w{seed}-{n}") for n in range(4)]
+    # Later stages first: each step takes the oldest waiting task of its phase.
+    stages = sorted((rng.randint(1, 3) for _ in range(5)), reverse=True)
+    for n, stage in enumerate(stages):
+        steps.new_article(url=f"https://fullfact.org/online/world-{seed}-{n}/")
+        steps.normalise(crew[0], [steps.normalised_claim(f"Claim {n} of world {seed}.")])
+        if stage == 2:
+            steps.answer(crew[1], rng.choice([Verdict.REFUTED, Verdict.SUPPORTED]))
+        if stage >= 3:  # P2 and P3 disagree: on to P4, then P5 waits
+            steps.answer(crew[1], Verdict.REFUTED)
+            steps.check(crew[2], Verdict.SUPPORTED)
+            steps.resolve(crew[3], Verdict.REFUTED)
+    people = [
+        AnnotatorFactory(
+            username=f"v{seed}-{n}",
+            role=rng.choice(list(User.Role.values)),
+            qualified_phases=rng.sample([1, 2, 3, 4, 5], rng.randint(0, 5)),
+        )
+        for n in range(6)
+    ]
+    handed = 0
+    for person in [*people, *crew]:
+        for phase in (Phase.QUALITY_CHECK, Phase.POST_CONTROL):
+            blind_before = set(
+                Claim.objects.filter(visibility.blind_claims_filter(person)).values_list(
+                    "pk", flat=True
+                )
+            )
+            task = _would_receive(person, phase)
+            if task is not None:
+                handed += 1
+                assert task.claim_id in blind_before, (person.role, person.qualified_phases)
+    assert handed >= 1
