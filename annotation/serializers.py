@@ -18,7 +18,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
-from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim, shown_address
+from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim, shown_addresses
 from annotation.evidence import blocking, evidence_problems
 from annotation.models import (
     Answer,
@@ -249,9 +249,10 @@ class QualityCheckTaskSerializer(_TaskPageSerializer):
     def get_questions(self, task: Task) -> list[dict]:
         questions = _questions(self.context.get("evidence"))
         # Sources that may reveal the fact-check (canonical test) are hidden, as on the page.
-        for question in questions:
-            for answer in question["answers"]:
-                answer["source_url"] = shown_address(answer["source_url"], task.article.url)
+        answers = [answer for question in questions for answer in question["answers"]]
+        shown = shown_addresses([a["source_url"] for a in answers], task.article.url)
+        for answer, source in zip(answers, shown, strict=True):
+            answer["source_url"] = source
         return questions
 
 

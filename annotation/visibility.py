@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from annotation.blindness import blind_claim, shown_address
+from annotation.blindness import blind_claim, shown_addresses
 from annotation.models import Claim, Task, TrainingAnswer, User
 from annotation.vocabulary import BLIND_PHASES, Phase
 from search_proxy.webaddress import is_web_address
@@ -122,13 +122,15 @@ def blind_pairs(task: Task) -> list[dict]:
     evidence = task.evidence_shown()
     if evidence is None:
         return []
-    article_url = task.article.url
+    questions = list(evidence.questions.prefetch_related("answers"))
+    answers = [a for q in questions for a in q.answers.all()]
+    sources = iter(shown_addresses([a.source_url for a in answers], task.article.url))
     pairs = []
-    for question in evidence.questions.prefetch_related("answers"):
-        answers = []
+    for question in questions:
+        shown = []
         for answer in question.answers.all():
-            source = shown_address(answer.source_url, article_url) or ""
-            answers.append(
+            source = next(sources) or ""
+            shown.append(
                 {
                     "text": answer.text,
                     "answer_type": answer.answer_type,
@@ -138,7 +140,7 @@ def blind_pairs(task: Task) -> list[dict]:
                     "is_link": is_web_address(source),
                 }
             )
-        pairs.append({"text": question.text, "answers": answers})
+        pairs.append({"text": question.text, "answers": shown})
     return pairs
 
 
