@@ -85,6 +85,12 @@ class AccountForm(forms.Form):
         choices=PHASE_CHOICES, coerce=int, required=False, widget=forms.CheckboxSelectMultiple
     )
     active = forms.BooleanField(required=False, help_text="Inactive accounts cannot sign in.")
+    researcher_annotates = forms.BooleanField(
+        required=False,
+        label="Let this researcher take annotation tasks",
+        help_text="Researchers hold no phases unless this is ticked. A researcher who "
+        "annotates sees the claims they may check blind only as a blind checker does.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -105,6 +111,8 @@ class AccountForm(forms.Form):
             "role": user.role,
             "phases": user.qualified_phases,
             "active": user.is_active,
+            "researcher_annotates": user.role == User.Role.RESEARCHER
+            and bool(user.qualified_phases),
             **{f"quota_{p}": quotas.get(p) for p in Phase.values},
         }
         return cls(data, initial=initial)

@@ -128,18 +128,21 @@ def person(request: HttpRequest, pk: int) -> HttpResponse:
     form = AccountForm.for_user(user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            accounts.update_account(
+            warnings = accounts.update_account(
                 user,
                 request.user,
                 role=form.cleaned_data["role"],
                 phases=form.cleaned_data["phases"],
                 quotas=form.quotas(),
                 active=form.cleaned_data["active"],
+                researcher_annotates=form.cleaned_data["researcher_annotates"],
             )
         except accounts.AccountError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Saved {user.username}.")
+            for warning in warnings:
+                messages.warning(request, warning)
             return redirect("annotation:people")
     return render(
         request,
