@@ -18,7 +18,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
-from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim
+from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim, shown_addresses
 from annotation.evidence import blocking, evidence_problems
 from annotation.models import (
     Answer,
@@ -247,7 +247,13 @@ class QualityCheckTaskSerializer(_TaskPageSerializer):
 
     @extend_schema_field(QuestionSerializer(many=True))
     def get_questions(self, task: Task) -> list[dict]:
-        return _questions(self.context.get("evidence"))
+        questions = _questions(self.context.get("evidence"))
+        # Sources that may reveal the fact-check (canonical test) are hidden, as on the page.
+        answers = [answer for question in questions for answer in question["answers"]]
+        shown = shown_addresses([a["source_url"] for a in answers], task.article.url)
+        for answer, source in zip(answers, shown, strict=True):
+            answer["source_url"] = source
+        return questions
 
 
 TASK_PAGE_SERIALIZERS: dict[int, type[_TaskPageSerializer]] = {

@@ -166,9 +166,14 @@ class ExportJob(Job):
 
     def run(self) -> None:
         """Write the file (streamed, flat memory), reporting progress on this row."""
+        from annotation.visibility import claims_seen_in_full
         from exports.dataset import claims_for_export, write_export
 
         claims = self.selection().claims()
+        if self.requested_by is not None:
+            # Claims the requester may still check blind stay out of their file
+            # (annotation/visibility.py), whatever their role.
+            claims = claims_seen_in_full(self.requested_by, claims)
         advance = self.progress_reporter(claims_for_export(claims).count())
         file_name = f"export-{self.pk}.{self.fmt}"
         folder = Path(settings.MEDIA_ROOT) / EXPORT_FOLDER

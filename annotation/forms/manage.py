@@ -100,6 +100,12 @@ class AccountForm(forms.Form):
         label="Reason for skipping training",
         help_text="Needed to tick P1-P3 for someone who has not passed that phase's training.",
     )
+    researcher_annotates = forms.BooleanField(
+        required=False,
+        label="Let this researcher take annotation tasks",
+        help_text="Researchers hold no phases unless this is ticked. A researcher who "
+        "annotates sees the claims they may check blind only as a blind checker does.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -120,6 +126,8 @@ class AccountForm(forms.Form):
             "role": user.role,
             "phases": user.qualified_phases,
             "active": user.is_active,
+            "researcher_annotates": user.role == User.Role.RESEARCHER
+            and bool(user.qualified_phases),
             **{f"quota_{p}": quotas.get(p) for p in Phase.values},
         }
         return cls(data, initial=initial)

@@ -168,6 +168,10 @@ def draft_warnings(task: Task, draft: dict) -> dict:
     return {}
 
 
+def _task_view(task: Task) -> dict:
+    return {"pk": task.pk, "draft_version": task.draft_version}
+
+
 @require_POST
 @login_required
 def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
@@ -180,7 +184,9 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
     version = sent_version(request.POST)
     if version is None:
         return HttpResponse("draft_version is missing", status=400)
-    context = {"task": task, "autosave": True}
+    # The save-status fragment needs only the task's number and version; blind work never
+    # gets the Task itself (annotation/visibility.py).
+    context = {"task": _task_view(task), "autosave": True}
     # Still typing after the lease lapsed: the task comes back if nobody took it.
     if task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
         task.refresh_from_db()
@@ -190,6 +196,7 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
         # Either another tab saved newer work, or the task is no longer this annotator's.
         context.update(conflict_context(task, draft, version))
         return render(request, "annotation/_save_status.html", context, status=409)
+    context["task"] = _task_view(task)
     context["saved_at"] = timezone.localtime()
     context.update(draft_warnings(task, draft))
     return render(request, "annotation/_save_status.html", context)

@@ -135,7 +135,7 @@ def person(request: HttpRequest, pk: int) -> HttpResponse:
     form = AccountForm.for_user(user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            accounts.update_account(
+            warnings = accounts.update_account(
                 user,
                 request.user,
                 role=form.cleaned_data["role"],
@@ -143,11 +143,14 @@ def person(request: HttpRequest, pk: int) -> HttpResponse:
                 quotas=form.quotas(),
                 active=form.cleaned_data["active"],
                 waiver_reason=form.cleaned_data["waiver_reason"],
+                researcher_annotates=form.cleaned_data["researcher_annotates"],
             )
         except accounts.AccountError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Saved {user.username}.")
+            for warning in warnings:
+                messages.warning(request, warning)
             return redirect("annotation:people")
     return render(
         request,

@@ -79,7 +79,8 @@ def test_a_manager_sets_role_phases_quota_and_deactivates_with_an_audit_entry(
     client.force_login(manager)
     response = client.post(
         reverse("annotation:person", args=[annotator.pk]),
-        {"role": "researcher", "phases": ["3"], "quota_3": "10"},
+        # A researcher holds phases only when the manager says so explicitly (issue 23).
+        {"role": "researcher", "phases": ["3"], "quota_3": "10", "researcher_annotates": "on"},
     )
     assert response.status_code == 302
     annotator.refresh_from_db()
