@@ -1,6 +1,8 @@
 """Managing annotator accounts: bulk creation, roles, phase qualifications and quotas.
 
-Every change is written to the audit log with the manager who made it.
+Every change is written to the audit log with the manager who made it. New accounts start in
+training: a training phase (P1-P3) is given without a passed test only as a waiver with a
+reason (annotation/training.grant, the one path for adding phases).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation import assignment
+from annotation import assignment, training
 from annotation.boundary import shown, text_refusal
 from annotation.csvfiles import csv_writer
 from annotation.models import PhaseQuota, Task, User
@@ -69,12 +71,16 @@ def parse_usernames(text: str) -> list[str]:
 
 @transaction.atomic
 def create_annotators(
-    usernames: list[str], manager: User, phases: list[int] | None = None
+    usernames: list[str],
+    manager: User,
+    phases: list[int] | None = None,
+    waiver_reason: str = "",
 ) -> list[tuple[str, str]]:
     """Create annotator accounts with one-time passwords; returns (username, password).
 
-    The passwords are for the manager to hand over once: nothing keeps them, and each new
-    annotator must choose their own at first sign-in.
+    The accounts start in training: no phase unless given, and a training phase only with a
+    waiver reason. The passwords are for the manager to hand over once: nothing keeps them,
+    and each new annotator must choose their own at first sign-in.
     """
     created = []
     for name in usernames:
@@ -82,11 +88,16 @@ def create_annotators(
         user = User(
             username=name,
             role=User.Role.ANNOTATOR,
-            qualified_phases=phases or [1, 2, 3],
+            qualified_phases=[],
             must_change_password=True,
         )
         user.set_password(password)
         user.save()
+        try:
+            user.qualified_phases = training.grant(user, phases or [], manager, waiver_reason)
+        except training.TrainingRefused as exc:
+            raise AccountError(str(exc)) from exc
+        user.save(update_fields=["qualified_phases"])
         created.append((name, password))
     audit(manager, "accounts", f"created {len(created)} annotator account(s)", usernames=usernames)
     return created
@@ -151,6 +162,7 @@ def update_account(
     phases: list[int],
     quotas: dict[int, int | None],
     active: bool,
+    waiver_reason: str = "",
     researcher_annotates: bool = False,
 ) -> list[str]:
     """Change one account; records what changed in the audit log. Returns warnings for the
@@ -166,10 +178,14 @@ def update_account(
         "quotas": {q.phase: q.limit for q in user.quotas.all()},
     }
     role_changed = role != user.role
+    # The role decides which phases may be held at all; only those need a training waiver.
+    allowed = phases_a_role_may_hold(role, phases, researcher_annotates=researcher_annotates)
+    try:
+        granted = training.grant(user, allowed, manager, waiver_reason)
+    except training.TrainingRefused as exc:
+        raise AccountError(str(exc)) from exc
     user.role = role
-    user.qualified_phases = phases_a_role_may_hold(
-        role, phases, researcher_annotates=researcher_annotates
-    )
+    user.qualified_phases = granted
     user.is_active = active
     user.save()
     released = release_work_the_account_may_not_hold(user, manager, role_changed=role_changed)
@@ -217,18 +233,6 @@ def role_warnings(user: User, released: list[Task], dropped: list[int]) -> list[
             "the claims leave the workflow; verdicts they read before are not forgotten."
         )
     return warnings
-
-
-@transaction.atomic
-def qualify(user: User, phase: int, manager: User) -> None:
-    """Add one phase to an account's qualifications (the stuck-work fix of the dashboard)."""
-    if not user.is_active:
-        raise AccountError(f"{user.username} is deactivated; activate the account first")
-    if int(phase) in user.qualified_phases:
-        return
-    user.qualified_phases = sorted({*user.qualified_phases, int(phase)})
-    user.save(update_fields=["qualified_phases"])
-    audit(manager, "account", f"qualified {user.username} for phase {phase}", user=user.username)
 
 
 class StaffPasswordLength:

@@ -15,6 +15,7 @@ from annotation.models import (
     Question,
     Task,
     TrainingAnswer,
+    TrainingDraw,
     Transition,
     User,
 )
@@ -173,9 +174,17 @@ class QualificationThresholdsAdmin(admin.ModelAdmin):
         "type_strategy_f1",
         "min_qa_pairs",
         "verdict_accuracy",
+        "practice_items",
         "items_per_phase",
         "changed_by",
     )
+
+
+@admin.register(TrainingDraw)
+class TrainingDrawAdmin(admin.ModelAdmin):
+    list_display = ("annotator", "phase", "position", "claim", "judged", "drawn_at")
+    list_filter = ("phase", "judged")
+    raw_id_fields = ("annotator", "claim")
 
 
 @admin.register(TrainingAnswer)

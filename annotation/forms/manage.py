@@ -21,9 +21,18 @@ class BulkAccountsForm(forms.Form):
     phases = forms.TypedMultipleChoiceField(
         choices=PHASE_CHOICES,
         coerce=int,
-        initial=[1, 2, 3],
+        required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Phases the new annotators may work on.",
+        help_text=(
+            "Leave empty: new annotators qualify for P1-P3 by passing training. Ticking P1-P3 "
+            "skips their training and needs a reason below."
+        ),
+    )
+    waiver_reason = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Reason for skipping training",
+        help_text="Kept in the audit log for each account, e.g. 'trained in the 2024 round'.",
     )
 
     def clean(self):
@@ -85,6 +94,12 @@ class AccountForm(forms.Form):
         choices=PHASE_CHOICES, coerce=int, required=False, widget=forms.CheckboxSelectMultiple
     )
     active = forms.BooleanField(required=False, help_text="Inactive accounts cannot sign in.")
+    waiver_reason = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Reason for skipping training",
+        help_text="Needed to tick P1-P3 for someone who has not passed that phase's training.",
+    )
     researcher_annotates = forms.BooleanField(
         required=False,
         label="Let this researcher take annotation tasks",

@@ -93,10 +93,17 @@ def import_articles(request: HttpRequest) -> HttpResponse:
 def people(request: HttpRequest) -> HttpResponse:
     form = BulkAccountsForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        created = accounts.create_annotators(
-            form.cleaned_data["names"], request.user, form.cleaned_data["phases"]
-        )
-        return show_one_time_passwords(request, created)
+        try:
+            created = accounts.create_annotators(
+                form.cleaned_data["names"],
+                request.user,
+                form.cleaned_data["phases"],
+                form.cleaned_data["waiver_reason"],
+            )
+        except accounts.AccountError as exc:
+            form.add_error("waiver_reason", str(exc))
+        else:
+            return show_one_time_passwords(request, created)
     return _people_page(request, form)
 
 
@@ -135,6 +142,7 @@ def person(request: HttpRequest, pk: int) -> HttpResponse:
                 phases=form.cleaned_data["phases"],
                 quotas=form.quotas(),
                 active=form.cleaned_data["active"],
+                waiver_reason=form.cleaned_data["waiver_reason"],
                 researcher_annotates=form.cleaned_data["researcher_annotates"],
             )
         except accounts.AccountError as exc:

@@ -43,10 +43,12 @@ def change(client, manager, person, **fields) -> list[str]:
 
 
 def test_a_researcher_made_from_a_default_annotator_cannot_take_a_p3_task(client, manager, crew):
-    """Reported: a researcher with the default phases took P3 (200) and read its claim."""
-    (rita,) = [
-        User.objects.get(username=name) for name, _ in accounts.create_annotators(["rita"], manager)
-    ]
+    """Reported: a researcher with the default phases took P3 (200) and read its claim.
+    Accounts now start in training, so the old default is given here by waiver."""
+    created = accounts.create_annotators(
+        ["rita"], manager, phases=[1, 2, 3], waiver_reason="experienced annotator from the pilot"
+    )
+    (rita,) = [User.objects.get(username=name) for name, _ in created]
     assert rita.qualified_phases == [1, 2, 3]
     rita.chose_own_password()
     change(client, manager, rita, role="researcher", phases=["1", "2", "3"])
@@ -66,7 +68,14 @@ def test_a_researcher_takes_tasks_only_when_a_manager_says_so_with_a_warning(cli
     rita = AnnotatorFactory(username="rita", role=User.Role.RESEARCHER, qualified_phases=[])
     change(client, manager, rita, phases=["3"])
     assert rita.qualified_phases == []
-    notes = change(client, manager, rita, phases=["3"], researcher_annotates="on")
+    notes = change(
+        client,
+        manager,
+        rita,
+        phases=["3"],
+        researcher_annotates="on",
+        waiver_reason="checked blind work on the pilot",
+    )
     assert rita.qualified_phases == [3]
     assert any("researcher who may now take annotation tasks (P3)" in n for n in notes)
     # The form shows the choice as made, so saving again keeps it.
@@ -159,6 +168,7 @@ def test_random_role_changes_never_leave_blind_work_with_someone_who_may_not_hol
             quotas={},
             active=True,
             researcher_annotates=explicit,
+            waiver_reason="the walk waives training to reach every role and phase",
         )
         person.refresh_from_db()
         releases += any("went back to the pool" in w for w in warnings)
