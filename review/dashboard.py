@@ -185,6 +185,25 @@ def _filter(request: HttpRequest) -> tuple[ReportFilterForm, ReportFilter]:
     return form, ReportFilter()
 
 
+def _page(request: HttpRequest) -> int:
+    page = request.GET.get("stuck_page", "1")
+    return int(page) if page.isdigit() else 1
+
+
+def _page_links(request: HttpRequest, pages: dict) -> dict:
+    """The query strings of the previous and next page of stuck work, other filters kept."""
+
+    def link(number: int) -> str:
+        query = request.GET.copy()
+        query["stuck_page"] = str(number)
+        return query.urlencode()
+
+    return {
+        "previous": link(pages["page"] - 1) if pages["page"] > 1 else None,
+        "next": link(pages["page"] + 1) if pages["page"] < pages["pages"] else None,
+    }
+
+
 @manager_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     form, report_filter = _filter(request)
@@ -192,7 +211,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     # METEOR is the slow part: the page loads its section afterwards (dashboard_evidence),
     # except the printable report, which must hold everything.
     agreement = agreement_report(report_filter, evidence=printable)
-    progress = progress_report(report_filter)
+    # The page shows one page of stuck work (the printable report all of it); its CSV has all.
+    progress = progress_report(report_filter, stuck_page=None if printable else _page(request))
     named = tables(agreement, progress)
     verdicts = agreement["verdicts"]
     kappa_rows = [
@@ -211,6 +231,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "agreement": agreement,
         "evidence": agreement["evidence"],
         "progress": progress,
+        "stuck_links": _page_links(request, progress["stuck_pages"]),
         "tables": {
             key: {"title": TABLE_TITLES[key], "header": h, "rows": r}
             for key, (h, r) in named.items()
