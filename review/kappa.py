@@ -189,17 +189,16 @@ def bootstrap_intervals(
     rng = np.random.default_rng(seed)
     agreement = _item_agreement(table.counts)
     position = {cluster: n for n, cluster in enumerate(clusters)}
-    # items x clusters: which cluster each item belongs to.
-    member = np.zeros((len(table.items), len(clusters)))
-    for i, cluster in enumerate(table.clusters or table.items):
-        member[i, position[cluster]] = 1
+    # Each item's cluster, as an index: an item is drawn as often as its cluster. (A dense
+    # items x clusters matrix gives the same weights at a cost that grows with the square.)
+    member = np.array([position[c] for c in table.clusters or table.items], dtype=np.intp)
     n_clusters = len(clusters)
     draws = np.empty((resamples, 3))
     for r in range(resamples):
         # How often each cluster was drawn, hence each item: the resample's sums are
         # weighted sums.
         drawn = np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
-        weights = member @ drawn
+        weights = drawn[member].astype(np.float64)
         observed = float(weights @ agreement) / float(weights.sum())
         totals = weights @ table.counts
         shares = totals / totals.sum()

@@ -38,7 +38,7 @@ from django.utils import timezone
 
 from annotation.models import Article, Claim, EvidenceRound, PhaseQuota, Task, User
 from annotation.vocabulary import Phase
-from review.agreement import ReportFilter, verdict_ratings
+from review.agreement import ReportFilter, stored_ratings
 from review.models import ProblemFlag, QualityCheck
 
 # The chart of queue sizes shows at most this many days, the latest ones.
@@ -148,6 +148,8 @@ def daily_figures(report_filter: ReportFilter) -> list[dict]:
     done = _per_day(handed_in, "submitted_at")
     left = _per_day(handed_in, Greatest("created_at", "submitted_at"))
     days = _days(report_filter, min((day for day, _ in created), default=None))
+    if not days:  # a start after the end: no day to show
+        return []
     # Whatever arrived or left before the first day shown is already in its queue.
     queue: Counter[int] = Counter()
     for (day, phase), n in created.items():
@@ -256,7 +258,7 @@ def annotator_figures(report_filter: ReportFilter) -> list[dict]:
     agreeing, compared = Counter(), Counter()
     for comparison in ("first_round", "p4_p5"):
         by_item: dict[str, list] = defaultdict(list)
-        for rating in verdict_ratings(comparison, claims):
+        for rating in stored_ratings(comparison, claims):
             by_item[rating.item].append(rating)
         for ratings in by_item.values():
             labels = Counter(r.label for r in ratings)
