@@ -32,6 +32,8 @@ TABLE_TITLES = {
     "annotators": "Per annotator",
     "stuck": "Stuck work",
 }
+# Tables made from the progress figures alone: their CSV needs no agreement figure.
+PROGRESS_TABLES = ("phases", "days", "outcomes", "annotators", "stuck")
 
 
 def _interval(figures: dict, name: str) -> tuple:
@@ -41,6 +43,10 @@ def _interval(figures: dict, name: str) -> tuple:
 
 def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[list]]]:
     """Every dashboard table as (header, rows), keyed by its CSV name."""
+    return {**agreement_tables(agreement), **progress_tables(progress)}
+
+
+def agreement_tables(agreement: dict) -> dict[str, tuple[list[str], list[list]]]:
     verdicts = agreement["verdicts"]
     out: dict[str, tuple[list[str], list[list]]] = {}
     out["agreement"] = (
@@ -110,7 +116,6 @@ def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[l
         ],
     )
     out["evidence"] = evidence_table(agreement["evidence"])
-    out.update(progress_tables(progress))
     return out
 
 
@@ -268,9 +273,12 @@ def dashboard_csv(request: HttpRequest, table: str) -> HttpResponse:
     if table not in TABLE_TITLES:
         raise Http404(f"no table called {table!r}")
     _, report_filter = _filter(request)
-    # METEOR is the slow part; only its own table needs it.
-    agreement = agreement_report(report_filter, evidence=table == "evidence")
-    header, rows = tables(agreement, progress_report(report_filter))[table]
+    if table in PROGRESS_TABLES:
+        header, rows = progress_tables(progress_report(report_filter))[table]
+    else:
+        # METEOR is the slow part; only its own table needs it.
+        agreement = agreement_report(report_filter, evidence=table == "evidence")
+        header, rows = agreement_tables(agreement)[table]
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{table}.csv"'
     writer = csv_writer(response)
