@@ -56,9 +56,15 @@ class Rating:
     cluster: str = ""
 
 
+_DIGIT_RUNS = re.compile(r"(\d+)")
+
+
 def canonical_order(name: str) -> list:
     """Sort key: digit runs compare as numbers ("2" before "10"), the rest as text."""
-    return [int(part) if n % 2 else part for n, part in enumerate(re.split(r"(\d+)", name))]
+    if name.isascii() and name.isdigit():
+        # Most items are claim ids: the split below would give exactly this.
+        return ["", int(name), ""]
+    return [int(part) if n % 2 else part for n, part in enumerate(_DIGIT_RUNS.split(name))]
 
 
 class RatingsFileError(ValueError):

@@ -32,14 +32,15 @@ from django.db.models import (
     Subquery,
     Value,
     When,
+    Window,
 )
 from django.db.models.functions import Coalesce, Greatest, TruncDate
 from django.utils import timezone
 
 from annotation.models import Article, Claim, EvidenceRound, PhaseQuota, Task, User
 from annotation.vocabulary import Phase
-from review.agreement import ReportFilter, stored_ratings
-from review.models import ProblemFlag, QualityCheck
+from review.agreement import ReportFilter
+from review.models import AgreementRating, ProblemFlag, QualityCheck
 
 # The chart of queue sizes shows at most this many days, the latest ones.
 MAX_DAYS = 60
@@ -254,17 +255,19 @@ def annotator_figures(report_filter: ReportFilter) -> list[dict]:
 
     claims = report_filter.claims()
     # Agreement with others: of the other verdicts on the same claims, the share that agree.
-    # Per claim, a rating meets (raters - 1) others, (same label - 1) of them agreeing.
+    # A rating on an item with n ratings, s of them with its label, meets n - 1 others, s - 1
+    # of them agreeing; the database counts n and s per rating (window functions).
     agreeing, compared = Counter(), Counter()
-    for comparison in ("first_round", "p4_p5"):
-        by_item: dict[str, list] = defaultdict(list)
-        for rating in stored_ratings(comparison, claims):
-            by_item[rating.item].append(rating)
-        for ratings in by_item.values():
-            labels = Counter(r.label for r in ratings)
-            for mine in ratings:
-                compared[mine.annotator] += len(ratings) - 1
-                agreeing[mine.annotator] += labels[mine.label] - 1
+    for who, n, same in (
+        AgreementRating.objects.filter(comparison__in=("first_round", "p4_p5"), claim__in=claims)
+        .annotate(
+            n=Window(Count("id"), partition_by=[F("comparison"), F("item")]),
+            same=Window(Count("id"), partition_by=[F("comparison"), F("item"), F("label")]),
+        )
+        .values_list("annotator", "n", "same")
+    ):
+        compared[who] += n - 1
+        agreeing[who] += same - 1
 
     checks = {
         author: (checked, confirmed)

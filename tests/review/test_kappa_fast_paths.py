@@ -110,3 +110,17 @@ def test_pairs_read_item_by_item_equal_every_two_annotators_compared(seed):
 
     for min_overlap in (0, 1, 3, 10):
         assert pairwise_cohen(ratings, min_overlap) == plain_pairwise_cohen(ratings, min_overlap)
+
+
+def test_the_claim_id_shortcut_orders_as_the_digit_runs_do():
+    rng = random.Random(3)
+    names = [str(rng.randrange(10**6)) for _ in range(300)]
+    names += [f"{rng.randrange(999)}-sample" for _ in range(100)]
+    names += ["", "0", "007", "a10", "10a", "²", "x²1", "٣", "12٣"]
+
+    def by_runs(name):
+        import re
+
+        return [int(p) if n % 2 else p for n, p in enumerate(re.split(r"(\d+)", name))]
+
+    assert [canonical_order(n) for n in names] == [by_runs(n) for n in names]
