@@ -35,14 +35,23 @@ when labels are scored, a ``justification`` string and a ``claim_types`` list.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from django.conf import settings
 
-from annotation.boundary import InputRefused, read_json
+from exports.shared_task import (
+    FORM_2023,
+    FORM_2024,
+    FORM_2025,
+    Decoded,
+    detect_and_read,
+    predictions_for,
+    read_records,
+    references_for,
+    scorer_for,
+)
 from pipeline.scoring import (
     LABELS,
     LEVELS,
@@ -51,44 +60,15 @@ from pipeline.scoring import (
     count_pairs,
     score,
 )
+from pipeline.shared_tasks import score_2024, score_2025
 
-__all__ = ["ScoringInputError", "format_report", "read_records", "score_files"]
-
-
-def read_records(stream: IO[bytes] | IO[str], name: str) -> list[Any]:
-    """A JSON list of records, or JSON lines; ScoringInputError with the place of a mistake."""
-    raw = stream.read()
-    try:
-        text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
-    except UnicodeDecodeError as exc:
-        raise ScoringInputError([f"{name}: not UTF-8 text (byte {exc.start})"]) from exc
-    stripped = text.lstrip()
-    if not stripped:
-        raise ScoringInputError([f"{name}: the file is empty"])
-    if stripped[0] == "[":
-        try:
-            return read_json(text, check=False)
-        except InputRefused as exc:
-            raise ScoringInputError([f"{name}: {exc.refusal.message}"]) from exc
-        except json.JSONDecodeError as exc:
-            raise ScoringInputError(
-                [f"{name}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"]
-            ) from exc
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                records.append(read_json(line, check=False))
-            except InputRefused as exc:
-                raise ScoringInputError([f"{name}: line {number} {exc.refusal.message}"]) from exc
-            except json.JSONDecodeError as exc:
-                raise ScoringInputError(
-                    [
-                        f"{name}: line {number} is not a JSON record ({exc.msg}); expected a JSON "
-                        "list of records or one record per line"
-                    ]
-                ) from exc
-    return records
+__all__ = [
+    "ScoringInputError",
+    "format_report",
+    "read_records",
+    "score_any",
+    "score_files",
+]
 
 
 def read_file(path: Path) -> list[Any]:
@@ -125,8 +105,56 @@ def score_files(
     )
 
 
+def read_any(path: Path) -> Decoded:
+    """A file of any of the three forms, recognised (``exports.shared_task``)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ScoringInputError([f"{path}: cannot be read ({exc.strerror or exc})"]) from exc
+    return detect_and_read(raw, str(path))
+
+
+def score_any(
+    predictions: Decoded,
+    references: Decoded,
+    *,
+    scorer: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
+    workers: int | None = None,
+) -> Scores:
+    """Score two decoded files with the scorer of their forms (or ``scorer``, any of FORMS).
+
+    The metrics of the 2024 and 2025 scorers say so under "form" (no "form": 2023).
+    """
+    scorer = scorer or scorer_for(predictions, references)
+    predicted = predictions_for(scorer, predictions)
+    reference = references_for(scorer, references)
+    options: dict[str, Any] = {
+        "processes": workers if workers is not None else default_workers(),
+        "progress": progress or (lambda _: None),
+    }
+    if scorer == FORM_2023:
+        result = score_files(
+            predicted, reference, progress=progress, on_total=on_total, workers=workers
+        )
+    elif scorer == FORM_2024:
+        result = score_2024(predicted, reference, on_total=on_total, **options)
+    else:
+        result = score_2025(predicted, reference, on_total=on_total, **options)
+    if scorer != FORM_2023:
+        # The 2023 keys stay as they were (the issue's contract); the others say their form.
+        result.metrics = {"form": scorer, **result.metrics}
+    return result
+
+
 def format_report(metrics: dict[str, Any]) -> str:
-    """The scores as text, in the order and wording of the official script's output."""
+    """The scores as text, in the order and wording of the official script of their form."""
+    form = metrics.get("form", FORM_2023)
+    if form == FORM_2024:
+        return _report_2024(metrics)
+    if form == FORM_2025:
+        return _report_2025(metrics)
     lines = [
         "AVeriTeC evaluation:",
         "====================",
@@ -157,6 +185,53 @@ def format_report(metrics: dict[str, Any]) -> str:
             for claim_type, value in metrics[f"by_type_{threshold}"].items():
                 lines.append(_row(f" * Veracity scores ({claim_type}):", value))
         lines.append("====================")
+    lines.append(f"Scored in {metrics['seconds']:.2f} s")
+    return "\n".join(lines)
+
+
+def _report_2024(metrics: dict[str, Any]) -> str:
+    lines = [
+        "AVeriTeC 2024 shared task evaluation (evaluate_veracity.py):",
+        _row("Question-only score (HU-meteor):", metrics["q_only"]),
+        _row("Question-answer score (HU-meteor):", metrics["q_and_a"]),
+        "====================",
+        "Veracity F1 scores:",
+    ]
+    for key in (*LABELS, "macro", "acc"):
+        lines.append(_row(f" * {key}:", metrics["veracity"][key]))
+    lines += ["--------------------", "AVeriTeC scores:"]
+    for level in LEVELS:
+        key = str(level)
+        lines.append(_row(f" * Veracity scores (meteor @ {key}):", metrics["averitec"][key]))
+    lines += ["--------------------", "AVeriTeC scores by type @ 0.25:"]
+    for claim_type, value in metrics["by_type_0.25"].items():
+        lines.append(_row(f" * Veracity scores ({claim_type}):", value))
+    lines += [
+        "====================",
+        _row("AVeriTeC score (meteor @ 0.25):", metrics["averitec_score"]),
+        f"Scored in {metrics['seconds']:.2f} s",
+    ]
+    return "\n".join(lines)
+
+
+# The official script's names for the 2025 figures.
+NAMES_2025 = {
+    "q_only": "Q only (Hungarian meteor)",
+    "q_and_a": "Q + A (Hungarian meteor)",
+    "old_averitec_score": "old AVeriTeC Score (Hungarian meteor)",
+    "ev2r_q_recall": "Q only (Ev2R recall)",
+    "ev2r_qa_recall": "Q + A (Ev2R recall)",
+    "new_averitec_score": "new AVeriTeC score (Ev2R recall)",
+}
+
+
+def _report_2025(metrics: dict[str, Any]) -> str:
+    lines = ["AVeriTeC 2025 shared task evaluation (averitec_evaluate.py):"]
+    for key, name in NAMES_2025.items():
+        if key in metrics:
+            lines.append(_row(f"{name}:", metrics[key]))
+    if "new_averitec_score" not in metrics:
+        lines.append("Ev2R: not run (set EV2R_BASE_URL and EV2R_MODEL to score with an LLM)")
     lines.append(f"Scored in {metrics['seconds']:.2f} s")
     return "\n".join(lines)
 

@@ -15,6 +15,7 @@ from django.conf import settings
 from exports import scoring, webhooks
 from exports.dataset import write_export
 from exports.models import EXPORT_FOLDER, ExportJob, ScoringJob
+from exports.shared_task import detect_and_read
 
 # The webhook tasks live beside the deliveries they send (exports/webhooks.py) under their
 # old names; importing them here keeps Celery's task discovery and callers unchanged.
@@ -79,15 +80,15 @@ def run_scoring_job(job_id: int) -> str | None:
     job = ScoringJob.objects.select_related("reference_export").get(pk=job_id)
     try:
         with job.predictions.open("rb") as stream:
-            predictions = scoring.read_records(stream, job.predictions_name or "predictions")
-        references = scoring.read_file(job.references_path())
+            predictions = detect_and_read(stream.read(), job.predictions_name or "predictions")
+        references = scoring.read_any(job.references_path())
         advance = None
 
         def on_total(total: int) -> None:
             nonlocal advance
             advance = job.progress_reporter(total)
 
-        result = scoring.score_files(
+        result = scoring.score_any(
             predictions,
             references,
             on_total=on_total,

@@ -37,7 +37,7 @@ No Django here: plain data in, plain data out.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,10 +50,13 @@ __all__ = [
     "LABELS",
     "LEVELS",
     "MAX_PAIRS",
+    "Comparison",
+    "Matched",
     "Scores",
     "ScoringInputError",
     "evidence_strings",
     "hungarian_meteor",
+    "match_evidence",
     "prediction_questions",
     "score",
 ]
@@ -391,38 +394,67 @@ class _PairTable:
         return [[self.add(c, r) for r in references] for c in candidates]
 
 
-def score(
-    predictions: list[dict],
-    references: list[dict],
+@dataclass
+class Comparison:
+    """What one claim's two evidence scores compare, as the scorer of its form builds them.
+
+    Each shared task's script builds these lists its own way (see ``pipeline.shared_tasks``);
+    the matching that follows is the same in all of them.
+    """
+
+    pred_questions: list[str]
+    ref_questions: list[str]
+    pred_strings: list[str]  # already cut to the first MAX_PAIRS
+    ref_strings: list[str]
+
+
+@dataclass
+class Matched:
+    """Hungarian METEOR per claim, and the METEOR of each extra pair (justifications)."""
+
+    q_only: list[np.float64]
+    evidence: list[np.float64]
+    extra: list[np.float64]
+    pairs: int
+    distinct_pairs: int
+
+
+def _table_for(
+    comparisons: Sequence[Comparison], extra_pairs: Sequence[tuple[str, str]]
+) -> tuple[_PairTable, list, list, list[int]]:
+    table = _PairTable()
+    question_cells, evidence_cells = [], []
+    for c in comparisons:
+        # Claim by claim: consecutive pairs share strings, which keeps workers' caches warm.
+        question_cells.append(table.matrix(c.pred_questions, c.ref_questions))
+        evidence_cells.append(table.matrix(c.pred_strings, c.ref_strings))
+    extra_cells = [table.add(candidate, reference) for candidate, reference in extra_pairs]
+    return table, question_cells, evidence_cells, extra_cells
+
+
+def distinct_pair_count(
+    comparisons: Sequence[Comparison], extra_pairs: Sequence[tuple[str, str]] = ()
+) -> int:
+    return len(_table_for(comparisons, extra_pairs)[0].index)
+
+
+def match_evidence(
+    comparisons: Sequence[Comparison],
+    extra_pairs: Sequence[tuple[str, str]] = (),
     *,
     processes: int | None = None,
     progress: Progress = _no_progress,
     meteor: Meteor | None = None,
-) -> Scores:
-    """Score ``predictions`` against ``references`` as the official evaluation does.
-
-    Raises :class:`ScoringInputError` for inputs it cannot score. ``progress`` is called
-    with the number of METEOR pairs finished, out of :func:`count_pairs` in all.
+    on_total: Callable[[int], None] | None = None,
+) -> Matched:
+    """The official matching: per claim, the best one-to-one assignment of predicted to
+    reference strings by METEOR, divided by the number of reference strings; each distinct
+    pair computed once. ``on_total`` learns the number of distinct pairs before any is done.
     """
-    started = time.perf_counter()
-    checked = check(predictions, references)
     meteor = meteor if meteor is not None else shared_meteor()
-
-    table = _PairTable()
-    question_cells, evidence_cells, ref_counts_q, ref_counts_e = [], [], [], []
-    justification_cells = []
-    for pred, ref in zip(predictions, references, strict=True):
-        ref_questions = [qa["question"] for qa in ref["questions"]]
-        ref_strings = evidence_strings(ref)
-        question_cells.append(table.matrix(prediction_questions(pred), ref_questions))
-        evidence_cells.append(table.matrix(evidence_strings(pred)[:MAX_PAIRS], ref_strings))
-        ref_counts_q.append(len(ref_questions))
-        ref_counts_e.append(len(ref_strings))
-        if checked.with_verdicts:
-            justification_cells.append(
-                table.add(_prediction_justification(pred), ref["justification"])
-            )
-
+    table, question_cells, evidence_cells, extra_cells = _table_for(comparisons, extra_pairs)
+    if on_total is not None:
+        on_total(len(table.index))
     values = np.array(
         meteor.score_pairs(list(table.index), processes=processes, progress=progress),
         dtype=np.float64,
@@ -435,23 +467,72 @@ def score(
             out.append(hungarian_meteor(matrix, n_refs))
         return out
 
-    q_only = utilities(question_cells, ref_counts_q)
-    evidence = utilities(evidence_cells, ref_counts_e)
+    return Matched(
+        q_only=utilities(question_cells, [len(c.ref_questions) for c in comparisons]),
+        evidence=utilities(evidence_cells, [len(c.ref_strings) for c in comparisons]),
+        extra=[values[i] for i in extra_cells],
+        pairs=table.requested,
+        distinct_pairs=len(table.index),
+    )
+
+
+def _comparison(pred: dict, ref: dict) -> Comparison:
+    """The 2023 ``eval.py`` lists of one claim."""
+    return Comparison(
+        pred_questions=prediction_questions(pred),
+        ref_questions=[qa["question"] for qa in ref["questions"]],
+        pred_strings=evidence_strings(pred)[:MAX_PAIRS],
+        ref_strings=evidence_strings(ref),
+    )
+
+
+def score(
+    predictions: list[dict],
+    references: list[dict],
+    *,
+    processes: int | None = None,
+    progress: Progress = _no_progress,
+    meteor: Meteor | None = None,
+    on_total: Callable[[int], None] | None = None,
+) -> Scores:
+    """Score ``predictions`` against ``references`` as the official evaluation does.
+
+    Raises :class:`ScoringInputError` for inputs it cannot score. ``progress`` is called
+    with the number of METEOR pairs finished, out of :func:`count_pairs` in all.
+    """
+    started = time.perf_counter()
+    checked = check(predictions, references)
+    comparisons = [_comparison(p, r) for p, r in zip(predictions, references, strict=True)]
+    justifications = (
+        [
+            (_prediction_justification(p), r["justification"])
+            for p, r in zip(predictions, references, strict=True)
+        ]
+        if checked.with_verdicts
+        else []
+    )
+    matched = match_evidence(
+        comparisons,
+        justifications,
+        processes=processes,
+        progress=progress,
+        meteor=meteor,
+        on_total=on_total,
+    )
     metrics: dict[str, Any] = {
-        "q_only": float(np.mean(q_only)),
-        "q_and_a": float(np.mean(evidence)),
+        "q_only": float(np.mean(matched.q_only)),
+        "q_and_a": float(np.mean(matched.evidence)),
     }
     if checked.with_verdicts:
-        justification = [values[i] for i in justification_cells]
-        metrics.update(_verdict_metrics(predictions, references, evidence, justification))
+        metrics.update(_verdict_metrics(predictions, references, matched.evidence, matched.extra))
     metrics["seconds"] = round(time.perf_counter() - started, 3)
     return Scores(
         metrics=metrics,
         notes=checked.notes,
         claims=len(references),
-        pairs=table.requested,
-        distinct_pairs=len(table.index),
-        evidence=[float(e) for e in evidence],
+        pairs=matched.pairs,
+        distinct_pairs=matched.distinct_pairs,
+        evidence=[float(e) for e in matched.evidence],
     )
 
 

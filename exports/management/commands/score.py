@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from exports import scoring
+from exports.shared_task import FORMS
 from pipeline.meteor_engine import SynonymTable, fast_path_verified, shared_meteor
 
 
@@ -14,7 +15,10 @@ class Command(BaseCommand):
         "Score system predictions against an AVeriTeC reference file (an export, dev.json...) "
         "exactly as the official AVeriTeC evaluation does: Hungarian METEOR of questions and "
         "of question-answer pairs, veracity F1 and accuracy, justification METEOR, and the "
-        "AVeriTeC score at 0.1-0.5. Files without labels get the evidence scores only."
+        "AVeriTeC score at 0.1-0.5. Files without labels get the evidence scores only. "
+        "The form of each file is recognised: 2023 JSON (dev.json), 2024 shared-task JSON "
+        "(scored as evaluate_veracity.py: AVeriTeC score at 0.25) or 2025 shared-task CSV "
+        "(scored as averitec_evaluate.py: the old AVeriTeC score, and Ev2R when configured)."
     )
 
     def add_arguments(self, parser):
@@ -22,6 +26,12 @@ class Command(BaseCommand):
         parser.add_argument("--references", type=Path, required=True, help="reference file")
         parser.add_argument(
             "--json", action="store_true", help="print one JSON object instead of the report"
+        )
+        parser.add_argument(
+            "--scorer",
+            choices=FORMS,
+            help="score with this form's official rules (default: 2025 when either file is "
+            "a CSV, else the form of the predictions)",
         )
         parser.add_argument(
             "--processes",
@@ -36,8 +46,8 @@ class Command(BaseCommand):
         if options["processes"] is not None and options["processes"] < 1:
             raise CommandError("--processes must be at least 1")
         try:
-            predicted = scoring.read_file(predictions)
-            reference = scoring.read_file(references)
+            predicted = scoring.read_any(predictions)
+            reference = scoring.read_any(references)
             if fast_path_verified() and not SynonymTable.cache_path().is_file():
                 # Once per installation (and after NLTK or WordNet change): about 20 s.
                 with tqdm(
@@ -50,9 +60,10 @@ class Command(BaseCommand):
                     bar.total = total
                     bar.refresh()
 
-                result = scoring.score_files(
+                result = scoring.score_any(
                     predicted,
                     reference,
+                    scorer=options["scorer"],
                     progress=bar.update,
                     on_total=on_total,
                     workers=options["processes"],
