@@ -52,6 +52,7 @@ from exports.shared_task import (
     references_for,
     scorer_for,
 )
+from pipeline.ev2r import ChatClient, Ev2RError, Prompts, ResponseCache, ev2r_scores, load_prompts
 from pipeline.scoring import (
     LABELS,
     LEVELS,
@@ -60,7 +61,7 @@ from pipeline.scoring import (
     count_pairs,
     score,
 )
-from pipeline.shared_tasks import score_2024, score_2025
+from pipeline.shared_tasks import aligned_2025, score_2024, score_2025
 
 __all__ = [
     "ScoringInputError",
@@ -122,9 +123,14 @@ def score_any(
     progress: Callable[[int], None] | None = None,
     on_total: Callable[[int], None] | None = None,
     workers: int | None = None,
+    ev2r: bool | None = None,
+    ev2r_progress: Callable[[int], None] | None = None,
+    on_ev2r_total: Callable[[int], None] | None = None,
 ) -> Scores:
     """Score two decoded files with the scorer of their forms (or ``scorer``, any of FORMS).
 
+    The 2025 scorer adds Ev2R when it is configured (EV2R_BASE_URL; ``ev2r=False`` leaves it
+    out, ``ev2r=True`` requires it): two LLM prompts per claim, counted by ``ev2r_progress``.
     The metrics of the 2024 and 2025 scorers say so under "form" (no "form": 2023).
     """
     scorer = scorer or scorer_for(predictions, references)
@@ -141,11 +147,66 @@ def score_any(
     elif scorer == FORM_2024:
         result = score_2024(predicted, reference, on_total=on_total, **options)
     else:
+        if ev2r is None:
+            ev2r = bool(settings.EV2R_BASE_URL)
+        # A configuration that cannot work is said before any METEOR time is spent.
+        llm = ev2r_client() if ev2r else None
         result = score_2025(predicted, reference, on_total=on_total, **options)
+        if llm is not None:
+            _add_ev2r(result, llm, predicted, reference, ev2r_progress, on_ev2r_total)
     if scorer != FORM_2023:
         # The 2023 keys stay as they were (the issue's contract); the others say their form.
         result.metrics = {"form": scorer, **result.metrics}
     return result
+
+
+def ev2r_client() -> tuple[ChatClient, Prompts]:
+    """The configured LLM client and the official prompts; Ev2RError when not configured."""
+    if not settings.EV2R_BASE_URL:
+        raise Ev2RError(
+            "Ev2R is not configured: set EV2R_BASE_URL, EV2R_MODEL and EV2R_PROMPTS_FILE"
+        )
+    prompts = load_prompts(settings.EV2R_PROMPTS_FILE)
+    client = ChatClient(
+        settings.EV2R_BASE_URL,
+        settings.EV2R_MODEL,
+        settings.EV2R_API_KEY,
+        timeout=settings.EV2R_TIMEOUT,
+        retries=settings.EV2R_RETRIES,
+        cache=ResponseCache(settings.EV2R_CACHE_FILE),
+    )
+    return client, prompts
+
+
+def _add_ev2r(
+    result: Scores,
+    llm: tuple[ChatClient, Prompts],
+    predicted: list[dict],
+    reference: list[dict],
+    progress: Callable[[int], None] | None,
+    on_total: Callable[[int], None] | None,
+) -> None:
+    client, prompts = llm
+    pred, ref, _ = aligned_2025(predicted, reference)
+    if on_total is not None:
+        on_total(2 * len(ref))
+    found = ev2r_scores(
+        pred,
+        ref,
+        client,
+        prompts,
+        workers=settings.EV2R_CONCURRENCY,
+        progress=progress or (lambda _: None),
+    )
+    seconds = result.metrics.pop("seconds")
+    result.metrics.update(found.metrics)
+    result.metrics["ev2r_requests"] = {
+        "sent": client.stats.sent,
+        "from_cache": client.stats.cached,
+        "failed": client.stats.failed,
+    }
+    result.metrics["seconds"] = seconds
+    result.notes.extend(found.notes)
 
 
 def format_report(metrics: dict[str, Any]) -> str:
@@ -231,7 +292,16 @@ def _report_2025(metrics: dict[str, Any]) -> str:
         if key in metrics:
             lines.append(_row(f"{name}:", metrics[key]))
     if "new_averitec_score" not in metrics:
-        lines.append("Ev2R: not run (set EV2R_BASE_URL and EV2R_MODEL to score with an LLM)")
+        lines.append(
+            "Ev2R: not run (set EV2R_BASE_URL, EV2R_MODEL and EV2R_PROMPTS_FILE to score with "
+            "an LLM)"
+        )
+    else:
+        requests = metrics.get("ev2r_requests") or {}
+        lines.append(
+            f"Ev2R requests: {requests.get('sent', 0)} sent, {requests.get('from_cache', 0)} "
+            f"answered from the cache, {requests.get('failed', 0)} failed"
+        )
     lines.append(f"Scored in {metrics['seconds']:.2f} s")
     return "\n".join(lines)
 

@@ -12,9 +12,13 @@ import copy
 import hashlib
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -38,6 +42,7 @@ from exports.shared_task import (
 )
 from pipeline.scoring import LABELS, ScoringInputError, evidence_strings, prediction_questions
 from tests.factories import AnswerFactory, QuestionFactory, SubmittedEvidenceRoundFactory
+from tests.pipeline.ev2r_stub import STAND_IN_PROPERTIES, StubLLM
 
 ORGANISERS_SOLUTION_DEV_SHA256 = "54eecd031f9d11b3ed6aa13167fb072fcae0f247d1d19a369bb44a898e140c59"
 ORGANISERS_SOLUTION_DEV_BYTES = 478090
@@ -285,3 +290,62 @@ def accepted_claims(db):
         AnswerFactory(question=QuestionFactory(evidence_round=evidence))
         claims.append(evidence.claim)
     return claims
+
+
+# --- Ev2R through the configured endpoint ------------------------------------------------
+
+
+def test_score_adds_ev2r_from_the_configured_endpoint_and_a_rerun_asks_nothing(
+    dev_records, settings, tmp_path
+):
+    gold = tmp_path / "gold.csv"
+    gold.write_text(written(FORM_2025, dev_records[:20]), encoding="utf-8", newline="")
+    prompts = tmp_path / "properties.py"
+    prompts.write_text(STAND_IN_PROPERTIES, encoding="utf-8")
+    with StubLLM() as stub:
+        settings.EV2R_BASE_URL = stub.base_url
+        settings.EV2R_MODEL = "stub-model"
+        settings.EV2R_PROMPTS_FILE = str(prompts)
+        settings.EV2R_CACHE_FILE = tmp_path / "ev2r.sqlite3"
+
+        first = score("--predictions", str(gold), "--references", str(gold))
+        again = score("--predictions", str(gold), "--references", str(gold))
+        without = score("--predictions", str(gold), "--references", str(gold), "--no-ev2r")
+
+    assert first["new_averitec_score"] == first["ev2r_qa_recall"] == 1.0
+    assert first["ev2r_requests"] == {"sent": 40, "from_cache": 0, "failed": 0}
+    assert again["ev2r_requests"] == {"sent": 0, "from_cache": 40, "failed": 0}
+    assert len(stub.requests) == 40
+    assert "new_averitec_score" not in without
+    assert without["old_averitec_score"] == first["old_averitec_score"] == 1.0
+
+
+def test_an_unusable_ev2r_configuration_is_named(files, settings, tmp_path):
+    settings.EV2R_BASE_URL = "http://127.0.0.1:9/v1"
+    settings.EV2R_MODEL = "stub-model"
+    settings.EV2R_PROMPTS_FILE = str(tmp_path / "missing.py")
+    csv_file = str(files[FORM_2025])
+
+    with pytest.raises(CommandError, match=r"EV2R_PROMPTS_FILE .*missing\.py: cannot be read"):
+        score("--predictions", csv_file, "--references", csv_file)
+
+
+def test_a_start_with_an_ev2r_address_in_clear_over_the_network_is_refused(tmp_path):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("EV2R_")}
+    environment.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        VAR_DIR=str(tmp_path),
+        EV2R_BASE_URL="http://llm.example.org/v1",
+        EV2R_MODEL="m",
+        EV2R_PROMPTS_FILE="properties.py",
+    )
+    started = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=django_settings.BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert started.returncode != 0
+    assert "EV2R_BASE_URL must use https unless the server is on this machine" in started.stderr

@@ -7,6 +7,7 @@ from tqdm import tqdm
 
 from exports import scoring
 from exports.shared_task import FORMS
+from pipeline.ev2r import Ev2RError
 from pipeline.meteor_engine import SynonymTable, fast_path_verified, shared_meteor
 
 
@@ -34,6 +35,11 @@ class Command(BaseCommand):
             "a CSV, else the form of the predictions)",
         )
         parser.add_argument(
+            "--no-ev2r",
+            action="store_true",
+            help="2025 form: leave out Ev2R even when EV2R_BASE_URL is set",
+        )
+        parser.add_argument(
             "--processes",
             type=int,
             default=None,
@@ -54,21 +60,35 @@ class Command(BaseCommand):
                     desc="Building the WordNet synonym table", unit="lemma", disable=quiet
                 ) as bar:
                     shared_meteor(progress=bar.update)
+            llm: list[tqdm] = []  # the Ev2R bar, opened once the METEOR part is done
             with tqdm(desc="Scoring (METEOR pairs)", unit="pair", disable=quiet) as bar:
 
                 def on_total(total: int) -> None:
                     bar.total = total
                     bar.refresh()
 
-                result = scoring.score_any(
-                    predicted,
-                    reference,
-                    scorer=options["scorer"],
-                    progress=bar.update,
-                    on_total=on_total,
-                    workers=options["processes"],
-                )
-        except scoring.ScoringInputError as exc:
+                def on_ev2r_total(total: int) -> None:
+                    bar.close()
+                    llm.append(
+                        tqdm(total=total, desc="Ev2R (LLM prompts)", unit="prompt", disable=quiet)
+                    )
+
+                try:
+                    result = scoring.score_any(
+                        predicted,
+                        reference,
+                        scorer=options["scorer"],
+                        progress=bar.update,
+                        on_total=on_total,
+                        workers=options["processes"],
+                        ev2r=False if options["no_ev2r"] else None,
+                        ev2r_progress=lambda n: llm[0].update(n),
+                        on_ev2r_total=on_ev2r_total,
+                    )
+                finally:
+                    for opened in llm:
+                        opened.close()
+        except (scoring.ScoringInputError, Ev2RError) as exc:
             raise CommandError(str(exc)) from exc
         metrics = dict(result.metrics)
         # Wall-clock time of the whole command: reading, preparing and scoring.
