@@ -53,6 +53,7 @@ from exports.shared_task import (
     scorer_for,
 )
 from pipeline.ev2r import ChatClient, Ev2RError, Prompts, ResponseCache, ev2r_scores, load_prompts
+from pipeline.reference_cache import content_key
 from pipeline.scoring import (
     LABELS,
     LEVELS,
@@ -92,6 +93,7 @@ def score_files(
     progress: Callable[[int], None] | None = None,
     on_total: Callable[[int], None] | None = None,
     workers: int | None = None,
+    reference_key: str | None = None,
 ) -> Scores:
     """Score decoded files. ``on_total`` learns the number of METEOR pairs first."""
     if on_total is not None:
@@ -103,6 +105,7 @@ def score_files(
         references,
         processes=workers if workers is not None else default_workers(),
         progress=progress or (lambda _: None),
+        reference_key=reference_key,
     )
 
 
@@ -140,18 +143,25 @@ def score_any(
         "processes": workers if workers is not None else default_workers(),
         "progress": progress or (lambda _: None),
     }
+    # The references' prepared text is kept per file and scorer (pipeline.reference_cache).
+    key = content_key(f"{scorer}:{references.key}".encode()) if references.key else None
     if scorer == FORM_2023:
         result = score_files(
-            predicted, reference, progress=progress, on_total=on_total, workers=workers
+            predicted,
+            reference,
+            progress=progress,
+            on_total=on_total,
+            workers=workers,
+            reference_key=key,
         )
     elif scorer == FORM_2024:
-        result = score_2024(predicted, reference, on_total=on_total, **options)
+        result = score_2024(predicted, reference, on_total=on_total, reference_key=key, **options)
     else:
         if ev2r is None:
             ev2r = bool(settings.EV2R_BASE_URL)
         # A configuration that cannot work is said before any METEOR time is spent.
         llm = ev2r_client() if ev2r else None
-        result = score_2025(predicted, reference, on_total=on_total, **options)
+        result = score_2025(predicted, reference, on_total=on_total, reference_key=key, **options)
         if llm is not None:
             _add_ev2r(result, llm, predicted, reference, ev2r_progress, on_ev2r_total)
     if scorer != FORM_2023:

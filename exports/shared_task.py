@@ -40,6 +40,7 @@ from typing import IO, Any
 from annotation.boundary import InputRefused, check_value, read_json
 from annotation.csvfiles import data_csv_writer
 from exports.averitec_json import write_json_array
+from pipeline.reference_cache import content_key
 from pipeline.scoring import ScoringInputError
 from pipeline.shared_tasks import (
     CSV_COLUMNS,
@@ -256,6 +257,7 @@ class Decoded:
     form: str
     records: list[Any]
     notes: list[str] = field(default_factory=list)
+    key: str = ""  # the SHA-256 of the file's bytes: the references' cache key
 
 
 def form_of_records(records: list[Any]) -> str:
@@ -311,12 +313,13 @@ def detect_and_read(raw: bytes | str, name: str) -> Decoded:
         text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as exc:
         raise ScoringInputError([f"{name}: not UTF-8 text (byte {exc.start})"]) from exc
+    key = content_key(raw if isinstance(raw, bytes) else raw.encode())
     stripped = text.lstrip()
     if not stripped:
         raise ScoringInputError([f"{name}: the file is empty"])
     if stripped[0] in "[{":
         records = read_records(io.StringIO(text), name)
-        return Decoded(form_of_records(records), records)
+        return Decoded(form_of_records(records), records, key=key)
     first_line = stripped.split("\n", 1)[0].strip("\r")
     header = next(csv.reader([first_line]), [])
     if "evi" in header and "id" in header:
@@ -326,7 +329,7 @@ def detect_and_read(raw: bytes | str, name: str) -> Decoded:
                 check_value(row)
             except InputRefused as exc:
                 raise ScoringInputError([f"{name}: row {number}, {exc}"]) from exc
-        return Decoded(FORM_2025, rows)
+        return Decoded(FORM_2025, rows, key=key)
     raise ScoringInputError(
         [
             f"{name}: neither JSON nor a CSV with the columns {', '.join(CSV_COLUMNS)}; "

@@ -36,14 +36,18 @@ No Django here: plain data in, plain data out.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from pipeline import reference_cache
 from pipeline.meteor_engine import Meteor, shared_meteor
 
 __all__ = [
@@ -356,12 +360,37 @@ def _prediction_justification(record: dict) -> str:
 # --------------------------------------------------------------------------------------
 
 
+@cache
+def _linear_sum_assignment() -> Callable:
+    """SciPy's ``linear_sum_assignment``, without importing all of ``scipy.optimize``.
+
+    The function is the compiled ``scipy.optimize._lsap`` module's own; importing it the
+    usual way first runs ``scipy.optimize``'s package (about half a second of a run), which
+    scoring never uses. Loaded from its file when SciPy's package is not there yet; any
+    surprise falls back to the ordinary import.
+    """
+    if "scipy.optimize" not in sys.modules:
+        try:
+            spec = importlib.util.find_spec("scipy")
+            folder = Path(next(iter(spec.submodule_search_locations))) / "optimize"  # type: ignore[union-attr]
+            (binary,) = [p for p in folder.glob("_lsap.*") if p.suffix in (".so", ".pyd")]
+            module_spec = importlib.util.spec_from_file_location("scipy.optimize._lsap", binary)
+            module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
+            module_spec.loader.exec_module(module)  # type: ignore[union-attr]
+            return module.linear_sum_assignment
+        except (ImportError, AttributeError, OSError, StopIteration, ValueError, TypeError):
+            pass
+    from scipy.optimize import linear_sum_assignment
+
+    return linear_sum_assignment
+
+
 def hungarian_meteor(matrix: np.ndarray, n_references: int) -> np.float64:
     """The official utility: best one-to-one matching, divided by the reference count.
 
     The operations are the official ones, in the same order, so the float is the same.
     """
-    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    rows, cols = _linear_sum_assignment()(matrix, maximize=True)
     utility = matrix[rows, cols].sum()
     utility *= 1 / float(n_references)
     return utility
@@ -446,19 +475,29 @@ def match_evidence(
     progress: Progress = _no_progress,
     meteor: Meteor | None = None,
     on_total: Callable[[int], None] | None = None,
+    reference_key: str | None = None,
 ) -> Matched:
     """The official matching: per claim, the best one-to-one assignment of predicted to
     reference strings by METEOR, divided by the number of reference strings; each distinct
     pair computed once. ``on_total`` learns the number of distinct pairs before any is done.
+
+    ``reference_key`` (``reference_cache.content_key`` of the reference file) reuses the
+    references' prepared text from an earlier run, and saves it on the first.
     """
     meteor = meteor if meteor is not None else shared_meteor()
     table, question_cells, evidence_cells, extra_cells = _table_for(comparisons, extra_pairs)
     if on_total is not None:
         on_total(len(table.index))
+    cached = reference_cache.load_into(meteor, reference_key) if reference_key else 0
     values = np.array(
         meteor.score_pairs(list(table.index), processes=processes, progress=progress),
         dtype=np.float64,
     )
+    if reference_key and not cached:
+        references = [s for c in comparisons for s in (*c.ref_questions, *c.ref_strings)]
+        reference_cache.save_from(
+            meteor, reference_key, [*references, *(r for _, r in extra_pairs)]
+        )
 
     def utilities(cells: list[list[list[int]]], counts: list[int]) -> list[np.float64]:
         out = []
@@ -494,6 +533,7 @@ def score(
     progress: Progress = _no_progress,
     meteor: Meteor | None = None,
     on_total: Callable[[int], None] | None = None,
+    reference_key: str | None = None,
 ) -> Scores:
     """Score ``predictions`` against ``references`` as the official evaluation does.
 
@@ -518,6 +558,7 @@ def score(
         progress=progress,
         meteor=meteor,
         on_total=on_total,
+        reference_key=reference_key,
     )
     metrics: dict[str, Any] = {
         "q_only": float(np.mean(matched.q_only)),
@@ -627,14 +668,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--predictions", required=True)
     parser.add_argument("--references", required=True)
     parser.add_argument("--processes", type=int, default=None)
+    parser.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the references' cache"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     try:
-        with open(args.predictions, encoding="utf-8") as stream:
-            predictions = json.load(stream)
-        with open(args.references, encoding="utf-8") as stream:
-            references = json.load(stream)
-        result = score(predictions, references, processes=args.processes)
+        with open(args.predictions, "rb") as stream:
+            predictions = json.loads(stream.read())
+        with open(args.references, "rb") as stream:
+            data = stream.read()
+        references = json.loads(data)
+        result = score(
+            predictions,
+            references,
+            processes=args.processes,
+            reference_key=None if args.no_cache else reference_cache.content_key(data),
+        )
     except (OSError, ValueError) as exc:  # ScoringInputError and JSON errors are ValueErrors
         print(f"error: {exc}", file=sys.stderr)
         return 2

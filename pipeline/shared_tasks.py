@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline import reference_cache
 from pipeline.meteor_engine import Meteor
 from pipeline.scoring import (
     LABELS,
@@ -183,6 +184,7 @@ def score_2024(
     progress: Progress = _no_progress,
     meteor: Meteor | None = None,
     on_total: Callable[[int], None] | None = None,
+    reference_key: str | None = None,
 ) -> Scores:
     """Score 2024 predictions against 2023-form references as ``evaluate_veracity.py``."""
     started = time.perf_counter()
@@ -197,7 +199,12 @@ def score_2024(
         for pred, ref in zip(predictions, references, strict=True)
     ]
     matched = match_evidence(
-        comparisons, processes=processes, progress=progress, meteor=meteor, on_total=on_total
+        comparisons,
+        processes=processes,
+        progress=progress,
+        meteor=meteor,
+        on_total=on_total,
+        reference_key=reference_key,
     )
     predicted = [p["pred_label"] for p in predictions]
     gold = [r["label"] for r in references]
@@ -416,13 +423,19 @@ def score_2025(
     progress: Progress = _no_progress,
     meteor: Meteor | None = None,
     on_total: Callable[[int], None] | None = None,
+    reference_key: str | None = None,
 ) -> Scores:
     """The METEOR half of ``averitec_evaluate.py``: Q only, Q + A and the old AVeriTeC score."""
     started = time.perf_counter()
     pred, ref, notes = aligned_2025(predictions, references)
     comparisons = [comparison_2025(p["evi"], r["evi"]) for p, r in zip(pred, ref, strict=True)]
     matched = match_evidence(
-        comparisons, processes=processes, progress=progress, meteor=meteor, on_total=on_total
+        comparisons,
+        processes=processes,
+        progress=progress,
+        meteor=meteor,
+        on_total=on_total,
+        reference_key=reference_key,
     )
     rows = [
         [(1.0 if p["label"] == r["label"] else 0.0) if ev > HEADLINE_LEVEL else 0.0]
@@ -463,22 +476,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--predictions", required=True)
     parser.add_argument("--references", required=True)
     parser.add_argument("--processes", type=int, default=None)
+    parser.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the references' cache"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     try:
         with open(args.predictions, encoding="utf-8-sig", newline="") as stream:
             predicted_text = stream.read()
-        with open(args.references, encoding="utf-8-sig", newline="") as stream:
-            reference_text = stream.read()
+        with open(args.references, "rb") as stream:
+            reference_bytes = stream.read()
+        reference_text = reference_bytes.decode("utf-8-sig")
+        key = None
+        if not args.no_cache:
+            key = reference_cache.content_key(f"{args.form}:".encode() + reference_bytes)
         if args.form == "2024":
             result = score_2024(
-                json.loads(predicted_text), json.loads(reference_text), processes=args.processes
+                json.loads(predicted_text),
+                json.loads(reference_text),
+                processes=args.processes,
+                reference_key=key,
             )
         else:
             result = score_2025(
                 read_csv_rows(predicted_text, args.predictions),
                 read_csv_rows(reference_text, args.references),
                 processes=args.processes,
+                reference_key=key,
             )
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

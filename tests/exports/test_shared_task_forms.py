@@ -40,6 +40,8 @@ from exports.shared_task import (
     rows_2025,
     write_form,
 )
+from pipeline import reference_cache
+from pipeline.meteor_engine import fast_path_verified
 from pipeline.scoring import LABELS, ScoringInputError, evidence_strings, prediction_questions
 from tests.factories import AnswerFactory, QuestionFactory, SubmittedEvidenceRoundFactory
 from tests.pipeline.ev2r_stub import STAND_IN_PROPERTIES, StubLLM
@@ -251,8 +253,17 @@ def test_the_api_exports_the_2024_form(
 
 
 def test_the_scoring_page_scores_a_2025_csv_and_a_2024_file(
-    client, researcher, dev_records, media_root, eager_tasks, django_capture_on_commit_callbacks
+    client,
+    researcher,
+    dev_records,
+    media_root,
+    eager_tasks,
+    django_capture_on_commit_callbacks,
+    monkeypatch,
+    tmp_path,
 ):
+    # The jobs keep the references' prepared text where the command does.
+    monkeypatch.setattr(reference_cache, "default_cache_dir", lambda: tmp_path)
     client.force_login(researcher)
     records = dev_records[:12]
     gold_csv = written(FORM_2025, records).encode()
@@ -280,6 +291,8 @@ def test_the_scoring_page_scores_a_2025_csv_and_a_2024_file(
         assert headline in page
     assert ScoringJob.objects.order_by("pk").first().result["old_averitec_score"] == 1.0
     assert ScoringJob.objects.order_by("pk").last().result["averitec_score"] == 1.0
+    if fast_path_verified():
+        assert len(list(tmp_path.glob("references-*.marshal"))) == 2  # one per file and scorer
 
 
 @pytest.fixture
