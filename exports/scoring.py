@@ -1,9 +1,12 @@
 """Scoring predictions against a reference file: reading the files, running, reporting.
 
-The numbers come from :mod:`pipeline.scoring`, which reproduces the official AVeriTeC
-evaluation (``eval.py``) to the last bit. Both files are read as a JSON list of records, or
-as JSON lines (one record per line). What happens with files the official script would
-mis-score or crash on:
+Each file's form is recognised (``exports.shared_task``: 2023 JSON, 2024 JSON, 2025 CSV) and
+the scorer of that year runs: :mod:`pipeline.scoring` (``eval.py``), or
+:mod:`pipeline.shared_tasks` (``evaluate_veracity.py``, ``averitec_evaluate.py``, with Ev2R
+from :mod:`pipeline.ev2r` when configured), each equal to its official script. JSON files
+are read as a list of records, or as JSON lines (one record per line). For the 2023 form,
+what happens with files the official script would mis-score or crash on (the 2024 and 2025
+scorers refuse the same kinds of input, naming each record or id):
 
 ============================================  ============================================
 predictions file                              behaviour
