@@ -362,3 +362,40 @@ def test_a_start_with_an_ev2r_address_in_clear_over_the_network_is_refused(tmp_p
     )
     assert started.returncode != 0
     assert "EV2R_BASE_URL must use https unless the server is on this machine" in started.stderr
+
+
+def test_a_scoring_job_adds_ev2r_and_counts_the_prompts_on_its_progress_bar(
+    client,
+    researcher,
+    dev_records,
+    media_root,
+    eager_tasks,
+    django_capture_on_commit_callbacks,
+    settings,
+    tmp_path,
+):
+    prompts = tmp_path / "properties.py"
+    prompts.write_text(STAND_IN_PROPERTIES, encoding="utf-8")
+    gold = written(FORM_2025, dev_records[:6]).encode()
+    client.force_login(researcher)
+    with StubLLM() as stub:
+        settings.EV2R_BASE_URL = stub.base_url
+        settings.EV2R_MODEL = "stub-model"
+        settings.EV2R_PROMPTS_FILE = str(prompts)
+        settings.EV2R_CACHE_FILE = tmp_path / "ev2r.sqlite3"
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(
+                reverse("exports:scoring"),
+                {
+                    "predictions": SimpleUploadedFile("system.csv", gold),
+                    "references": SimpleUploadedFile("gold.csv", gold),
+                },
+            )
+
+    job = ScoringJob.objects.get()
+    assert job.status == ScoringJob.Status.DONE, job.error
+    assert job.result["new_averitec_score"] == 1.0
+    assert job.progress_total == 12 == job.progress_done  # the last phase: 2 prompts a claim
+    assert len(stub.requests) == 12
+    page = client.get(response["Location"]).content.decode()
+    assert "new AVeriTeC score (Ev2R recall)" in page
