@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from nltk.tokenize import word_tokenize
 from nltk.translate.meteor_score import single_meteor_score
 from scipy.optimize import linear_sum_assignment
@@ -25,7 +27,15 @@ from scipy.optimize import linear_sum_assignment
 from benchmarks.scoring import shifted_predictions
 from exports.shared_task import records_as_2024, rows_2025
 from pipeline.scoring import LABELS, ScoringInputError
-from pipeline.shared_tasks import score_2024, score_2025
+from pipeline.shared_tasks import (
+    _check_2024,
+    _items_2024,
+    _questions_2024,
+    aligned_2025,
+    comparison_2025,
+    score_2024,
+    score_2025,
+)
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared/data/averitec"
 CLAIMS = 80
@@ -262,3 +272,110 @@ def test_a_missing_2025_prediction_is_named(references):
     gold = list(rows_2025(copy.deepcopy(references[:4])))
     with pytest.raises(ScoringInputError, match=r"no row for 1 reference id\(s\): 2"):
         score_2025([row for row in gold if row["id"] != 2], gold)
+
+
+# --- Any input: scored, or refused with a ScoringInputError ------------------------------
+
+BOUNDED = settings(
+    max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), database=None
+)
+PIECES = st.sampled_from(["\t\t\n", "\t\t\n\n", "\t", "\n", "Q?", "answer", "", "\x00", "é"])
+WORDS = st.text(st.sampled_from("ab é?."), max_size=6)
+PAIRS = st.lists(st.tuples(WORDS, WORDS), min_size=1, max_size=12)
+# Mostly well-formed evi cells (questions repeated, tabs inside), some of any shape.
+EVI = PAIRS.map(lambda pairs: "".join(f"{q}\t\t\n{a}\t\t\n\n" for q, a in pairs)) | st.lists(
+    PIECES, max_size=8
+).map("".join)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+ROW = st.fixed_dictionaries(
+    {
+        "id": st.integers(0, 3) | st.just(-1) | st.text(max_size=1),
+        "claim": st.text(max_size=5) | st.none(),
+        "evi": EVI | st.none(),
+        "label": st.sampled_from([*LABELS, *LABELS, "False"]),
+    },
+    optional={"split": st.sampled_from(["gold", "gold", "pred"])},
+)
+VALID_EVI = PAIRS.map(lambda pairs: "".join(f"{q}\t\t\n{a}\t\t\n\n" for q, a in pairs))
+VALID_ROW = st.fixed_dictionaries(
+    {
+        "id": st.integers(0, 6),
+        "claim": st.text(max_size=5),
+        "evi": VALID_EVI,
+        "label": st.sampled_from(LABELS),
+        "split": st.sampled_from(["gold", "gold", "gold", "pred"]),
+    }
+)
+VALID_ROWS = st.lists(VALID_ROW, min_size=1, max_size=5, unique_by=lambda row: row["id"])
+# Mostly rows the official script reads, a fifth of any shape.
+ROWS = st.integers(0, 4).flatmap(
+    lambda n: VALID_ROWS if n else st.lists(ROW, max_size=5, unique_by=lambda row: row["id"])
+)
+EVIDENCE_ITEM = st.fixed_dictionaries({"question": WORDS, "answer": WORDS})
+ODD_ITEM = st.fixed_dictionaries(
+    {"question": st.text(max_size=5) | st.none(), "answer": st.text(max_size=5) | JSON_VALUES}
+)
+# Mostly predictions the official script reads (with or without evidence and string
+# evidence, more than 10 items at times), some with any value anywhere.
+VALID_2024 = st.fixed_dictionaries(
+    {"claim_id": st.just(None), "pred_label": st.sampled_from(LABELS)},
+    optional={
+        "evidence": st.lists(EVIDENCE_ITEM, max_size=12),
+        "string_evidence": st.lists(WORDS, max_size=3),
+    },
+)
+ODD_2024 = st.fixed_dictionaries(
+    {},
+    optional={
+        "pred_label": st.sampled_from([*LABELS, "True"]) | JSON_VALUES,
+        "evidence": st.lists(ODD_ITEM | JSON_VALUES, max_size=3) | JSON_VALUES,
+        "string_evidence": st.lists(st.text(max_size=5), max_size=2) | JSON_VALUES,
+    },
+)
+PREDICTION_2024 = st.integers(0, 3).flatmap(lambda n: VALID_2024 if n else ODD_2024)
+
+
+@BOUNDED
+@given(references=ROWS, data=st.data())
+def test_any_2025_rows_are_lined_up_as_the_official_script_does_or_refused(references, data):
+    # Predictions mostly for the references' ids, in any order, some rows of any shape.
+    predictions = [
+        {**row, "evi": data.draw(VALID_EVI | EVI), "label": data.draw(st.sampled_from(LABELS))}
+        for row in references
+        if data.draw(st.integers(0, 9))
+    ]
+    if not data.draw(st.integers(0, 4)):
+        predictions += data.draw(st.lists(ROW, max_size=2))
+    predictions = data.draw(st.permutations(predictions))
+    try:
+        pred, ref, _ = aligned_2025(predictions, references)
+    except ScoringInputError as exc:
+        assert str(exc)
+        return
+    assert [r["id"] for r in pred] == [r["id"] for r in ref] == sorted(r["id"] for r in ref)
+    for p, r in zip(pred, ref, strict=True):
+        comparison = comparison_2025(p["evi"], r["evi"])
+        assert len(comparison.pred_strings) <= 10 and comparison.ref_strings
+
+
+@BOUNDED
+@given(predictions=st.lists(PREDICTION_2024, min_size=2, max_size=2) | JSON_VALUES)
+def test_any_2024_predictions_are_checked_or_refused_clearly(references, predictions):
+    if isinstance(predictions, list):
+        for position, record in enumerate(predictions):
+            if isinstance(record, dict) and record.get("claim_id", 0) is None:
+                record["claim_id"] = position
+    try:
+        _check_2024(predictions, copy.deepcopy(references[:2]))
+    except ScoringInputError as exc:
+        assert str(exc)
+        return
+    for record in predictions:  # what passed the check is read without an error
+        assert len(_questions_2024(record)) <= 10
+        assert all(isinstance(s, str) for s in _items_2024(record))
