@@ -49,14 +49,25 @@ from annotation.vocabulary import (
 
 
 def nested_errors(problems) -> dict:
-    """Problems at dotted paths ("flags.0.code") as DRF's nested errors."""
+    """Problems at dotted paths ("flags.0.code") as DRF's nested errors.
+
+    A path may be both a leaf and a parent (a problem with a whole question and another with
+    one of its answers): the leaf's messages then sit under the parent's "non_field_errors",
+    as DRF itself reports problems of a whole object, so no message is dropped.
+    """
     errors: dict = {}
     for problem in problems:
         *parents, leaf = problem.path.split(".")
         node = errors
         for part in parents:
-            node = node.setdefault(part, {})
-        node.setdefault(leaf, []).append(problem.message)
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {} if child is None else {"non_field_errors": child}
+            node = child
+        existing = node.setdefault(leaf, [])
+        if isinstance(existing, dict):
+            existing = existing.setdefault("non_field_errors", [])
+        existing.append(problem.message)
     return errors
 
 
