@@ -7,6 +7,15 @@
   const form = document.querySelector("form[data-editor]");
   let dirty = false;
 
+  // One id per page load: the server keeps every hand-in as a revision of the tab it came
+  // from, so two tabs of one task are told apart in the list of revisions.
+  const tabField = document.getElementById("tab-id");
+  if (tabField) {
+    tabField.value = (window.crypto && window.crypto.randomUUID)
+      ? window.crypto.randomUUID()
+      : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  }
+
   // Whether an autosave is due: something changed and the page has not learnt that another
   // tab saved newer work.
   window.editorDirty = function () {
@@ -36,6 +45,7 @@
     const copy = new URLSearchParams(data);
     copy.delete("draft_version");
     copy.delete("keep_version");
+    copy.delete("tab_id");
     return copy.toString();
   }
 
@@ -115,6 +125,7 @@
     window.addEventListener("pagehide", () => {
       if (!dirty || leaving || document.querySelector("[data-conflict]")) return;
       const data = new FormData(form);
+      data.set("closing", "1");
       if (navigator.sendBeacon && navigator.sendBeacon(saveUrl(), data)) dirty = false;
     });
     window.addEventListener("beforeunload", (event) => {
