@@ -114,7 +114,7 @@ def _refused(handed: handin.HandIn, detail: str = "") -> Response:
     latest = handed.task
     if detail:
         detail = f"{detail} What you sent is kept as revision {handed.revision.pk}."
-    elif handed.outcome == handin.Outcome.REFUSED_CLOSED:
+    elif latest.status != Task.Status.IN_PROGRESS:
         detail = (
             f"This task no longer takes work: {handed.reason}. What you sent is kept as "
             f"revision {handed.revision.pk}."
@@ -213,7 +213,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             tab=form.validated_data["tab"],
             via_api=True,
         )
-        if handed.refused:
+        if handed.refused or handed.outcome == handin.DUPLICATE:
             return _refused(handed)
         return Response(
             {"draft_version": handed.task.draft_version, "revision": handed.revision.pk}

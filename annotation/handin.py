@@ -12,10 +12,11 @@ transaction:
 4. if accepted, becomes the task's draft; a submit is then handed to the phase (`finish`),
    whose errors keep the content as the draft, with the revision saying why.
 
-Outcomes are DraftRevision.Outcome, plus DUPLICATE: a submit repeated with exactly the
-content that was handed in (a double click, a retried request), which answers as the first
-one did. A submit with other content arriving after the task closed is REFUSED_CLOSED and
-shown as a conflict with the real reason, never dropped.
+Outcomes are DraftRevision.Outcome, plus DUPLICATE: exactly the content that was handed
+in, sent again (a double click, a retried request, a tab's journal sent after the hand-in),
+which answers as the hand-in did and adds no row. A submit with other content arriving
+after the task closed is REFUSED_CLOSED and shown as a conflict with the real reason, never
+dropped.
 
 Screens show a refused hand-in as the conflict screen with both versions; the API answers
 409 with the latest version, its content and the id of the stored revision.
@@ -72,7 +73,7 @@ class HandIn:
 
     @property
     def reason(self) -> str:
-        if self.outcome == Outcome.REFUSED_CLOSED:
+        if self.task.status != Task.Status.IN_PROGRESS:
             return closed_reason(self.task)
         if self.outcome == Outcome.REFUSED_STALE:
             return (
@@ -143,7 +144,9 @@ def hand_in(
     locked = Task.objects.select_for_update().get(pk=task.pk)
     data, digest, size = DraftRevision.pack(content)
     now = timezone.now()
-    if kind == Kind.SUBMIT and locked.status == Task.Status.SUBMITTED:
+    # What was handed in, sent again (a double click, a retry, a journal sent after the
+    # hand-in): nothing new to keep, and it answers as the hand-in did.
+    if locked.status == Task.Status.SUBMITTED:
         handed = locked.revisions.filter(outcome=Outcome.SUBMITTED).first()
         if handed is not None and handed.digest == digest:
             DraftRevision.objects.filter(pk=handed.pk).update(
@@ -242,6 +245,20 @@ def _record(
         created_at=now,
         last_at=now,
     )
+
+
+def unsaved_branches(task: Task, limit: int = 5) -> list[DraftRevision]:
+    """Hand-ins refused since the task's draft was last saved, newest first: text from a tab
+    that fell behind, kept beside the draft (not discarded by the annotator)."""
+    last_saved = (
+        task.revisions.filter(outcome__in=(Outcome.CURRENT, Outcome.REFUSED_INVALID))
+        .values_list("last_at", flat=True)
+        .first()
+    )
+    branches = task.revisions.kept_for_annotator().filter(outcome__in=DraftRevision.REFUSED)
+    if last_saved is not None:
+        branches = branches.filter(created_at__gt=last_saved)
+    return list(branches[:limit])
 
 
 def restore(revision: DraftRevision, *, by: User) -> HandIn:

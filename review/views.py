@@ -30,6 +30,7 @@ from annotation.views.editing import (
     conflict_context,
     editor_task,
     hand_in_post,
+    journal_context,
     next_task_or_panel,
 )
 from annotation.views.manage import manager_required
@@ -111,6 +112,7 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
         "tour": tour,
         "tour_steps": TOURS[tour],
         "show_tour": tour not in request.user.completed_tours,
+        **journal_context(task),
         **extra,
     }
 

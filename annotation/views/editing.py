@@ -164,6 +164,29 @@ def conflict_context(handed: handin.HandIn, mine: dict) -> dict:
     }
 
 
+def journal_context(task: Task) -> dict:
+    """What every editor shows beside its browser journal: hand-ins refused since the draft
+    was last saved (another tab's text, not saved over it but kept, and where), and the
+    link to all revisions. Plain data: the blind phases' pages hold no model."""
+    return {
+        "branches": _branches(task),
+        "revisions_url": reverse("annotation:revisions", args=[task.pk]),
+    }
+
+
+def _branches(task: Task) -> list[dict]:
+    return [
+        {
+            "pk": r.pk,
+            "task_id": r.task_id,
+            "created_at": r.created_at,
+            "kind": r.get_kind_display(),
+            "outcome": r.get_outcome_display(),
+        }
+        for r in handin.unsaved_branches(task)
+    ]
+
+
 def _side_by_side(mine, theirs):
     mine_by_label = {label: (value, field) for label, value, field in mine}
     theirs_by_label = {label: (value, field) for label, value, field in theirs}
@@ -221,18 +244,26 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
     draft = parse(request.POST)
     if sent_version(request.POST) is None:
         return HttpResponse("draft_version is missing", status=400)
-    # Still typing after the lease lapsed: the task comes back if nobody took it.
-    if task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
+    # Still typing after the lease lapsed: the task comes back if nobody took it. (Not for a
+    # journal sent from the read-only page: that keeps text, it does not resume work.)
+    resuming = not request.POST.get("from_journal")
+    if resuming and task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
         task.refresh_from_db()
     handed = hand_in_post(request, task, draft, kind=handin.Kind.SAVE)
     context = {"task": handed.task, "autosave": True, "revision": handed.revision.pk}
-    if handed.refused:
+    if handed.refused or handed.outcome == handin.DUPLICATE:
         # Another tab saved newer work, or the task is no longer open: the text is kept.
         context.update(conflict_context(handed, draft))
-        return render(request, "annotation/_save_status.html", context, status=409)
-    context["saved_at"] = timezone.localtime()
-    context.update(draft_warnings(handed.task, draft))
-    return render(request, "annotation/_save_status.html", context)
+        response = render(request, "annotation/_save_status.html", context, status=409)
+    else:
+        context["saved_at"] = timezone.localtime()
+        context.update(draft_warnings(handed.task, draft))
+        response = render(request, "annotation/_save_status.html", context)
+    # Where the server keeps what was sent: the tab's journal can let go of it.
+    response["X-Revision"] = str(handed.revision.pk)
+    if handed.outcome == handin.DUPLICATE:
+        response["X-Handed-In"] = "same"
+    return response
 
 
 @require_POST

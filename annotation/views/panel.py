@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from annotation import assignment
+from annotation import assignment, handin
 from annotation.blindness import EVIDENCE_PHASES, blind_claim, is_blind
 from annotation.models import Task
 from annotation.phases import parts_of
@@ -104,6 +104,7 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
     blind = is_blind(task.phase)
     context = {
         "task": task,
+        "closed_reason": handin.closed_reason(task),
         "blind": blind,
         # A blind phase gets the claim only as annotation/blindness.py lets it see it.
         "claim": blind_claim(task.claim) if blind and task.claim else task.claim,

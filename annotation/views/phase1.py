@@ -27,6 +27,7 @@ from annotation.views.editing import (
     conflict_context,
     editor_task,
     hand_in_post,
+    journal_context,
     next_task_or_panel,
     own_task_or_404,
 )
@@ -90,6 +91,7 @@ def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
         "show_tour": "p1" not in request.user.completed_tours,
         "tour_steps": TOURS["p1"],
         "suggestion_kinds": suggestions.kinds_for(task),
+        **journal_context(task),
         "warnings": {
             i: wording_warnings(f["text"].value() or "", f["speaker"].value())
             for i, f in enumerate(formset.forms)

@@ -263,3 +263,35 @@ def test_the_claim_history_links_each_tasks_revisions_for_managers(
     client.force_login(manager)
     page = client.get(reverse("review:claim-history", args=[task.claim_id])).content.decode()
     assert reverse("annotation:manage-revisions", args=[task.pk]) in page
+
+
+@pytest.mark.parametrize("phase", PHASES)
+def test_the_editor_names_where_the_text_of_a_tab_that_fell_behind_is_kept(tabs, held, phase):
+    task = held[phase]
+    version = fresh(task).draft_version
+    autosave(tabs, task, "saved first", version=version, tab="A")
+    kept = revision_in(autosave(tabs, task, "fell behind", version=version, tab="B"))
+
+    page = tabs.get(reverse("annotation:task", args=[task.pk])).content.decode()
+
+    assert "Not saved over this draft, and kept on the server" in page
+    assert reverse("annotation:revision", args=[task.pk, kept.pk]) in page
+    # Once the annotator saves again, the notice has said what it had to.
+    autosave(tabs, task, "moved on", version=version + 1, tab="C")
+    page = tabs.get(reverse("annotation:task", args=[task.pk])).content.decode()
+    assert "Not saved over this draft" not in page
+
+
+def test_a_journal_sent_after_the_hand_in_is_kept_without_a_new_row_when_it_is_the_same(tabs, held):
+    task = held[Phase.QUALITY_CHECK]
+    version = fresh(task).draft_version
+    submit(tabs, task, "handed in words", version=version, tab="A")
+    rows = task.revisions.count()
+    same = autosave(
+        tabs, task, "handed in words", version=version, tab="A", verdict="Refuted", from_journal="1"
+    )
+    assert same.status_code == 409 and same["X-Handed-In"] == "same"
+    assert task.revisions.count() == rows
+    other = autosave(tabs, task, "other words", version=version, tab="B", from_journal="1")
+    assert other.status_code == 409 and "X-Handed-In" not in other
+    assert "other words" in restorable_texts(task)
