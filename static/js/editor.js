@@ -289,8 +289,10 @@
           headers: { "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value, "HX-Request": "true" },
           credentials: "same-origin",
         }).then(async (response) => {
-          if (response.headers.get("X-Revision")) await journal.remove(key).catch(() => {});
-          if (response.ok) {
+          if (response.headers.get("X-Revision")) {
+            // Stored: as the draft, or (when another tab saved since) as a revision that
+            // the reloaded editor names, to open and make the draft again by choice.
+            await journal.remove(key).catch(() => {});
             leaving = true;
             window.location.reload();
           } else {

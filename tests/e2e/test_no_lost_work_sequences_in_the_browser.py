@@ -84,6 +84,31 @@ def press_submit(page, phase: int) -> None:
             page.locator("#confirm").click()
 
 
+@pytest.fixture
+def own_browser(browser):
+    """A Chromium of this test's own: a crash test kills renderer processes, and in a
+    browser many tests share, Chromium reuses renderers across tabs (one kill would then hit
+    other tabs, or a new tab would land in the dying process)."""
+    own = browser.browser_type.launch(
+        executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"]
+    )
+    yield own
+    own.close()
+
+
+def own_context(own_browser, live_server):
+    context = own_browser.new_context(viewport=DESKTOP, base_url=live_server.url)
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(live_server.url)
+            else route.fulfill(status=200, content_type="text/html", body="<p>archived</p>")
+        ),
+    )
+    return context
+
+
 def renderer_pids(browser) -> set[int]:
     session = browser.new_browser_cdp_session()
     try:
@@ -133,16 +158,19 @@ def test_1_a_stale_tab_closed_at_once_keeps_its_few_characters(new_page, held, p
 
 
 @pytest.mark.parametrize("phase", PHASES, ids=lambda p: f"P{int(p)}")
-def test_1_a_stale_tab_whose_renderer_crashed_keeps_its_text(new_page, browser, held, phase):
+def test_1_a_stale_tab_whose_renderer_crashed_keeps_its_text(own_browser, live_server, held, phase):
     task = held[phase]
-    (b,) = tabs(new_page, task, count=1)
-    a, renderers = open_crashable(browser, b.context, task)
+    b = own_context(own_browser, live_server).new_page()
+    sign_in(b, "alice")
+    b.goto(f"/annotate/tasks/{task.pk}/")
+    a, renderers = open_crashable(own_browser, b.context, task)
     type_into(b, phase, "B saves this")
     save_now(b)
     type_into(a, phase, "A typed then crashed")
     a.wait_for_timeout(100)
-    for pid in renderers:
-        os.kill(pid, signal.SIGKILL)  # a crash: no unload handler, no last save
+    with a.expect_event("crash", timeout=10000):
+        for pid in renderers:
+            os.kill(pid, signal.SIGKILL)  # a crash: no unload handler, no last save
 
     c = b.context.new_page()
     c.goto(f"/annotate/tasks/{task.pk}/")
