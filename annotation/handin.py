@@ -142,7 +142,7 @@ def hand_in(
     payload): it is then kept in the revision only.
     """
     locked = Task.objects.select_for_update().get(pk=task.pk)
-    data, digest, size = DraftRevision.pack(content)
+    digest = DraftRevision.pack(content)[1]
     now = timezone.now()
     # What was handed in, sent again (a double click, a retry, a journal sent after the
     # hand-in): nothing new to keep, and it answers as the hand-in did.
@@ -178,7 +178,8 @@ def hand_in(
         via_api=via_api,
         base_version=version,
         version=new_version,
-        packed=(data, digest, size),
+        content=content,
+        digest=digest,
         now=now,
     )
     result = errors = None
@@ -211,24 +212,30 @@ def _record(
     via_api: bool,
     base_version: int | None,
     version: int | None,
-    packed: tuple[bytes, str, int],
+    content: dict,
+    digest: str,
     now,
 ) -> DraftRevision:
-    data, digest, size = packed
     tab = (tab or "")[:64]
-    if kind in _REPEATABLE:
-        last = task.revisions.first()
-        if (
-            last is not None
-            and (last.tab, last.digest, last.kind, last.outcome) == (tab, digest, kind, outcome)
-            and last.discarded_at is None
-        ):
-            # The same text again from the same tab: count it, keep one row.
-            last.repeats += 1
-            last.last_at = now
-            last.version = version if version is not None else last.version
-            last.save(update_fields=["repeats", "last_at", "version"])
-            return last
+    last = task.revisions.first()
+    if (
+        kind in _REPEATABLE
+        and last is not None
+        and (last.tab, last.digest, last.kind, last.outcome) == (tab, digest, kind, outcome)
+        and last.discarded_at is None
+    ):
+        # The same text again from the same tab: count it, keep one row.
+        last.repeats += 1
+        last.last_at = now
+        last.version = version if version is not None else last.version
+        last.save(update_fields=["repeats", "last_at", "version"])
+        return last
+    # Stored against the tab's last keyframe (its whole content), until the next keyframe.
+    base = None
+    previous = task.revisions.filter(tab=tab).only("pk", "delta_of", "depth").first()
+    if tab and previous is not None and previous.depth + 1 < DraftRevision.KEYFRAME_EVERY:
+        base = DraftRevision.objects.get(pk=previous.delta_of_id or previous.pk)
+    data, _, size = DraftRevision.pack(content, base=base)
     return DraftRevision.objects.create(
         task=task,
         author=author,
@@ -240,6 +247,8 @@ def _record(
         version=version,
         task_status=task.status if outcome == Outcome.REFUSED_CLOSED else "",
         data=data,
+        delta_of=base,
+        depth=previous.depth + 1 if base is not None else 0,
         digest=digest,
         size=size,
         created_at=now,

@@ -616,7 +616,15 @@ class DraftRevision(models.Model):
     version = models.PositiveIntegerField(null=True, blank=True)
     # The task's status when a hand-in was refused because the task had closed: the reason.
     task_status = models.CharField(max_length=20, blank=True, default="")
+    # The content as canonical JSON, zlib-compressed. A tab's revisions are compressed
+    # against its last keyframe (`delta_of`, used as a preset dictionary), so a few new
+    # words cost tens of bytes; every KEYFRAME_EVERY-th revision of a tab is stored whole
+    # (depth 0), and `depth` counts the revisions since it.
     data = models.BinaryField()
+    delta_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    depth = models.PositiveSmallIntegerField(default=0)
     digest = models.CharField(max_length=64)
     size = models.PositiveIntegerField(help_text="bytes of the content before compression")
     created_at = models.DateTimeField(default=timezone.now)
@@ -637,16 +645,48 @@ class DraftRevision(models.Model):
     def __str__(self) -> str:
         return f"revision {self.pk} of task {self.task_id} ({self.get_outcome_display()})"
 
+    KEYFRAME_EVERY = 16
+
     @staticmethod
-    def pack(content: dict) -> tuple[bytes, str, int]:
-        """The stored form of a content: compressed canonical JSON, its digest and size."""
-        raw = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        encoded = raw.encode()
-        return zlib.compress(encoded, 6), hashlib.sha256(encoded).hexdigest(), len(encoded)
+    def canonical(content: dict) -> bytes:
+        return json.dumps(
+            content, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode()
+
+    @classmethod
+    def pack(cls, content: dict, base: DraftRevision | None = None) -> tuple[bytes, str, int]:
+        """The stored form of a content (compressed, against `base` when given), its digest
+        and its size before compression."""
+        raw = cls.canonical(content)
+        if base is None:
+            packed = zlib.compress(raw, 6)
+        else:
+            compressor = zlib.compressobj(6, zdict=base.raw())
+            packed = compressor.compress(raw) + compressor.flush()
+        return packed, hashlib.sha256(raw).hexdigest(), len(raw)
+
+    def raw(self, keyframe: bytes | None = None) -> bytes:
+        """The canonical JSON of the content; `keyframe` is its keyframe's, when known."""
+        if self.delta_of_id is None:
+            return zlib.decompress(bytes(self.data))
+        reader = zlib.decompressobj(zdict=keyframe or self.delta_of.raw())
+        return reader.decompress(bytes(self.data)) + reader.flush()
+
+    @classmethod
+    def contents(cls, revisions) -> dict[int, dict]:
+        """The content of many revisions, each keyframe read once."""
+        keyframes: dict[int, bytes] = {}
+        found = {}
+        for revision in revisions:
+            base = revision.delta_of_id
+            if base is not None and base not in keyframes:
+                keyframes[base] = cls.objects.get(pk=base).raw()
+            found[revision.pk] = json.loads(revision.raw(keyframes.get(base) if base else None))
+        return found
 
     @property
     def content(self) -> dict:
-        return json.loads(zlib.decompress(bytes(self.data)))
+        return json.loads(self.raw())
 
     @property
     def is_refused(self) -> bool:

@@ -35,13 +35,15 @@ def _join(path: str, key) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-def _preview(revision: DraftRevision) -> str:
-    words = " · ".join(text for _, text in texts_of(revision.content))
+def _preview(content: dict) -> str:
+    words = " · ".join(text for _, text in texts_of(content))
     return words[:140] + ("…" if len(words) > 140 else "")
 
 
 def _listing(request: HttpRequest, task: Task, revisions, *, manager: bool) -> HttpResponse:
-    rows = [{"revision": r, "preview": _preview(r)} for r in revisions]
+    revisions = list(revisions)
+    contents = DraftRevision.contents(revisions)
+    rows = [{"revision": r, "preview": _preview(contents[r.pk])} for r in revisions]
     context = {"task": task, "rows": rows, "manager": manager}
     return render(request, LIST_TEMPLATE, context)
 

@@ -9,6 +9,7 @@ The browser side (journals per tab) has its own tests in tests/e2e/.
 import pytest
 from django.urls import reverse
 
+from annotation import handin
 from annotation.models import DraftRevision, Task
 from annotation.vocabulary import Phase
 from tests import steps
@@ -295,3 +296,21 @@ def test_a_journal_sent_after_the_hand_in_is_kept_without_a_new_row_when_it_is_t
     other = autosave(tabs, task, "other words", version=version, tab="B", from_journal="1")
     assert other.status_code == 409 and "X-Handed-In" not in other
     assert "other words" in restorable_texts(task)
+
+
+def test_a_tabs_revisions_are_stored_against_a_keyframe_and_read_back_exactly(held):
+    task = held[Phase.QUESTIONS]
+    sent = []
+    for step in range(40):
+        draft = {"questions": [{"text": f"How much in {2000 + n}?"} for n in range(step + 1)]}
+        handin.save(task, draft, version=step, author=task.annotator, tab="one")
+        sent.append(draft)
+    revisions = list(task.revisions.order_by("created_at"))
+    assert [r.content for r in revisions] == sent
+    assert DraftRevision.contents(revisions) == {
+        r.pk: d for r, d in zip(revisions, sent, strict=True)
+    }
+    keyframes = [r for r in revisions if r.delta_of_id is None]
+    assert len(keyframes) == 3  # revisions 0, 16 and 32
+    assert all(r.delta_of_id in {k.pk for k in keyframes} for r in revisions if r.delta_of_id)
+    assert sum(len(bytes(r.data)) for r in revisions) < sum(r.size for r in revisions) / 5

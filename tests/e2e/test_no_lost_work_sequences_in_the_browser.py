@@ -24,7 +24,7 @@ from annotation.views.editing import draft_parsers
 from annotation.vocabulary import Phase
 from tests import steps
 from tests.annotation.handing_in import editor_post, handed_in_texts, restorable_texts
-from tests.e2e.conftest import CHROMIUM, DESKTOP, sign_in, wait_until_saved
+from tests.e2e.conftest import CHROMIUM, DESKTOP, PHONE, screenshot, sign_in, wait_until_saved
 from tests.factories import AnnotatorFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -350,3 +350,55 @@ def test_4_a_browser_killed_half_a_second_after_typing_loses_nothing(
     offer = offered_back(page)
     context.close()
     assert "typed just before the kill" in offer
+
+
+# --- The revision pages, at desktop and phone sizes (docs/screenshots) ---------------------
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_the_revision_list_and_a_restored_revision_fit_the_screen(
+    new_page, held, size, viewport, tmp_path
+):
+    task = held[Phase.QUESTIONS]
+    saved = handin.save(
+        task,
+        _draft("How much did the council budget for parks?"),
+        version=0,
+        author=task.annotator,
+        tab="tab-one",
+    )
+    handin.save(
+        task,
+        _draft("What did the 2019 accounts say?"),
+        version=1,
+        author=task.annotator,
+        tab="tab-two",
+    )
+    stale = handin.save(
+        task,
+        _draft("Who announced the parks spending?"),
+        version=1,
+        author=task.annotator,
+        tab="tab-three",
+    )
+    assert stale.refused and saved.outcome == "current"
+    page = new_page(viewport=viewport)
+    sign_in(page, "alice")
+
+    page.goto(f"/annotate/tasks/{task.pk}/revisions/")
+    listing = page.locator("#revisions").inner_text()
+    assert "Who announced the parks spending?" in listing
+    assert "not saved over newer work from another tab" in listing
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    screenshot(page, f"revisions-list-{size}", tmp_path)
+
+    page.goto(f"/annotate/tasks/{task.pk}/revisions/{stale.revision.pk}/")
+    with page.expect_navigation():
+        page.locator("#restore").click()
+    assert page.locator(FIELD[Phase.QUESTIONS]).input_value() == "Who announced the parks spending?"
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    screenshot(page, f"revision-restored-{size}", tmp_path)
+
+
+def _draft(question: str) -> dict:
+    return {"questions": [{"text": question, "answers": []}], "verdict": "", "claim_correction": ""}
