@@ -98,6 +98,9 @@ def own_browser(browser):
 
 def own_context(own_browser, live_server):
     context = own_browser.new_context(viewport=DESKTOP, base_url=live_server.url)
+    # Every wait is bounded: a step that cannot happen fails fast instead of hanging.
+    context.set_default_timeout(5000)
+    context.set_default_navigation_timeout(10000)
     context.route(
         "**/*",
         lambda route: (
