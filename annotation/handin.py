@@ -243,7 +243,10 @@ def _record(
         via_api=via_api,
         kind=kind,
         outcome=outcome,
-        base_version=base_version,
+        # A version no task ever had (the column's range is far beyond any) says nothing.
+        base_version=base_version
+        if base_version is not None and abs(base_version) < 2**31
+        else None,
         version=version,
         task_status=task.status if outcome == Outcome.REFUSED_CLOSED else "",
         data=data,

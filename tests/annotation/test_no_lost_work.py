@@ -314,3 +314,10 @@ def test_a_tabs_revisions_are_stored_against_a_keyframe_and_read_back_exactly(he
     assert len(keyframes) == 3  # revisions 0, 16 and 32
     assert all(r.delta_of_id in {k.pk for k in keyframes} for r in revisions if r.delta_of_id)
     assert sum(len(bytes(r.data)) for r in revisions) < sum(r.size for r in revisions) / 5
+
+
+def test_a_version_no_task_ever_had_is_refused_and_kept(tabs, held):
+    task = held[Phase.QUESTIONS]
+    refused = autosave(tabs, task, "from a broken client", version=2**40, tab="A")
+    assert refused.status_code == 409
+    assert "from a broken client" in restorable_texts(task)
