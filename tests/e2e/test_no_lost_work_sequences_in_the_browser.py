@@ -179,9 +179,10 @@ def test_1_a_stale_tab_whose_renderer_crashed_keeps_its_text(own_browser, live_s
     c.goto(f"/annotate/tasks/{task.pk}/")
     offer = offered_back(c)
     assert "A typed then crashed" in offer
-    c.locator("[data-restore-local]").first.click()
-    # B saved after A's version: putting it back is a conflict, decided on screen.
-    c.locator("#conflict-screen").wait_for()
+    with c.expect_navigation():
+        c.locator("[data-restore-local]").first.click()
+    # B saved after A's version: A's text is kept beside B's, and the editor says where.
+    c.locator("#kept-branches").wait_for()
     assert "A typed then crashed" in restorable_texts(task)
 
 
