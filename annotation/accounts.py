@@ -1,6 +1,8 @@
 """Managing annotator accounts: bulk creation, roles, phase qualifications and quotas.
 
-Every change is written to the audit log with the manager who made it.
+Every change is written to the audit log with the manager who made it. New accounts start in
+training: a training phase (P1-P3) is given without a passed test only as a waiver with a
+reason (annotation/training.grant, the one path for adding phases).
 """
 
 from __future__ import annotations
@@ -9,13 +11,16 @@ import csv
 import io
 import secrets
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotation import assignment, training
 from annotation.boundary import shown, text_refusal
 from annotation.csvfiles import csv_writer
-from annotation.models import PhaseQuota, User
+from annotation.models import PhaseQuota, Task, User
 from annotation.usernames import by_skeleton, normalised, skeleton, username_problem
+from annotation.vocabulary import BLIND_PHASES
 from annotation.workflow import audit
 
 MAX_ACCOUNTS_PER_UPLOAD = 500
@@ -66,12 +71,16 @@ def parse_usernames(text: str) -> list[str]:
 
 @transaction.atomic
 def create_annotators(
-    usernames: list[str], manager: User, phases: list[int] | None = None
+    usernames: list[str],
+    manager: User,
+    phases: list[int] | None = None,
+    waiver_reason: str = "",
 ) -> list[tuple[str, str]]:
     """Create annotator accounts with one-time passwords; returns (username, password).
 
-    The passwords are for the manager to hand over once: nothing keeps them, and each new
-    annotator must choose their own at first sign-in.
+    The accounts start in training: no phase unless given, and a training phase only with a
+    waiver reason. The passwords are for the manager to hand over once: nothing keeps them,
+    and each new annotator must choose their own at first sign-in.
     """
     created = []
     for name in usernames:
@@ -79,11 +88,16 @@ def create_annotators(
         user = User(
             username=name,
             role=User.Role.ANNOTATOR,
-            qualified_phases=phases or [1, 2, 3],
+            qualified_phases=[],
             must_change_password=True,
         )
         user.set_password(password)
         user.save()
+        try:
+            user.qualified_phases = training.grant(user, phases or [], manager, waiver_reason)
+        except training.TrainingRefused as exc:
+            raise AccountError(str(exc)) from exc
+        user.save(update_fields=["qualified_phases"])
         created.append((name, password))
     audit(manager, "accounts", f"created {len(created)} annotator account(s)", usernames=usernames)
     return created
@@ -108,6 +122,37 @@ def one_time_passwords_csv(created: list[tuple[str, str]]) -> str:
     return out.getvalue()
 
 
+def phases_a_role_may_hold(
+    role: str, phases: list[int], *, researcher_annotates: bool = False
+) -> list[int]:
+    """The qualifications an account of `role` may keep: researchers none unless a manager
+    gives them phases explicitly; managers no blind phase unless MANAGERS_TAKE_BLIND_TASKS."""
+    wanted = sorted({int(p) for p in phases})
+    if role == User.Role.RESEARCHER and not researcher_annotates:
+        return []
+    if role == User.Role.MANAGER and not settings.MANAGERS_TAKE_BLIND_TASKS:
+        return [p for p in wanted if p not in BLIND_PHASES]
+    return wanted
+
+
+def release_work_the_account_may_not_hold(
+    user: User, manager: User, *, role_changed: bool
+) -> list[Task]:
+    """Release the open tasks `user` may no longer hold: every blind task when their role
+    changed (what they may read changed with it), and tasks of phases they are no longer
+    qualified for. Drafts stay on the released tasks; fresh copies go back to the pool.
+    Returns the released tasks."""
+    held = Task.objects.filter(
+        annotator=user, status__in=(Task.Status.ASSIGNED, Task.Status.IN_PROGRESS)
+    ).order_by("pk")
+    released = []
+    for task in held:
+        if (role_changed and task.phase in BLIND_PHASES) or not user.is_qualified_for(task.phase):
+            assignment.release_task(task, manager)
+            released.append(task)
+    return released
+
+
 @transaction.atomic
 def update_account(
     user: User,
@@ -117,8 +162,11 @@ def update_account(
     phases: list[int],
     quotas: dict[int, int | None],
     active: bool,
-) -> None:
-    """Change one account; records what changed in the audit log."""
+    waiver_reason: str = "",
+    researcher_annotates: bool = False,
+) -> list[str]:
+    """Change one account; records what changed in the audit log. Returns warnings for the
+    manager (tasks released, a researcher allowed to annotate)."""
     if user.is_superuser and not manager.is_superuser:
         raise AccountError("only a superuser can change a superuser's account")
     if user == manager and (not active or role != User.Role.MANAGER):
@@ -129,10 +177,18 @@ def update_account(
         "active": user.is_active,
         "quotas": {q.phase: q.limit for q in user.quotas.all()},
     }
+    role_changed = role != user.role
+    # The role decides which phases may be held at all; only those need a training waiver.
+    allowed = phases_a_role_may_hold(role, phases, researcher_annotates=researcher_annotates)
+    try:
+        granted = training.grant(user, allowed, manager, waiver_reason)
+    except training.TrainingRefused as exc:
+        raise AccountError(str(exc)) from exc
     user.role = role
-    user.qualified_phases = sorted(set(phases))
+    user.qualified_phases = granted
     user.is_active = active
     user.save()
+    released = release_work_the_account_may_not_hold(user, manager, role_changed=role_changed)
     for phase, limit in quotas.items():
         if limit is None:
             PhaseQuota.objects.filter(annotator=user, phase=phase).delete()
@@ -155,18 +211,28 @@ def update_account(
             user=user.username,
             changes={k: [str(v[0]), str(v[1])] for k, v in changed.items()},
         )
+    return role_warnings(user, released, dropped=sorted(set(phases) - set(user.qualified_phases)))
 
 
-@transaction.atomic
-def qualify(user: User, phase: int, manager: User) -> None:
-    """Add one phase to an account's qualifications (the stuck-work fix of the dashboard)."""
-    if not user.is_active:
-        raise AccountError(f"{user.username} is deactivated; activate the account first")
-    if int(phase) in user.qualified_phases:
-        return
-    user.qualified_phases = sorted({*user.qualified_phases, int(phase)})
-    user.save(update_fields=["qualified_phases"])
-    audit(manager, "account", f"qualified {user.username} for phase {phase}", user=user.username)
+def role_warnings(user: User, released: list[Task], dropped: list[int]) -> list[str]:
+    warnings = []
+    if released:
+        numbers = ", ".join(str(t.pk) for t in released)
+        warnings.append(
+            f"{user.username} no longer holds task(s) {numbers}: they went back to the pool "
+            "for someone else, and the drafts stay on the released tasks."
+        )
+    if dropped:
+        names = ", ".join(f"P{p}" for p in dropped)
+        warnings.append(f"A {user.role} account may not hold {names}; those were not kept.")
+    if user.role == User.Role.RESEARCHER and user.qualified_phases:
+        names = ", ".join(f"P{p}" for p in user.qualified_phases)
+        warnings.append(
+            f"{user.username} is a researcher who may now take annotation tasks ({names}). "
+            "Claims they may check blind disappear from their claims API and pages until "
+            "the claims leave the workflow; verdicts they read before are not forgotten."
+        )
+    return warnings
 
 
 class StaffPasswordLength:

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 
+from annotation import accounts
 from annotation.models import (
     AgreementSampling,
     Answer,
@@ -14,6 +15,7 @@ from annotation.models import (
     Question,
     Task,
     TrainingAnswer,
+    TrainingDraw,
     Transition,
     User,
 )
@@ -45,6 +47,23 @@ class UserAdmin(DjangoUserAdmin):
         if not request.user.is_superuser:
             fields = (*fields, "is_superuser", "is_staff", "user_permissions", "groups")
         return fields
+
+    def save_model(self, request, obj, form, change) -> None:
+        # The same role rules as the people pages (annotation/accounts.py): a changed role
+        # keeps only the phases it may hold and gives back the blind tasks held.
+        previous = User.objects.filter(pk=obj.pk).values_list("role", flat=True).first()
+        role_changed = change and previous is not None and previous != obj.role
+        if role_changed:
+            obj.qualified_phases = accounts.phases_a_role_may_hold(obj.role, obj.qualified_phases)
+        super().save_model(request, obj, form, change)
+        for warning in accounts.role_warnings(
+            obj,
+            accounts.release_work_the_account_may_not_hold(
+                obj, request.user, role_changed=role_changed
+            ),
+            dropped=[],
+        ):
+            self.message_user(request, warning, level="warning")
 
 
 @admin.register(PhaseQuota)
@@ -155,9 +174,17 @@ class QualificationThresholdsAdmin(admin.ModelAdmin):
         "type_strategy_f1",
         "min_qa_pairs",
         "verdict_accuracy",
+        "practice_items",
         "items_per_phase",
         "changed_by",
     )
+
+
+@admin.register(TrainingDraw)
+class TrainingDrawAdmin(admin.ModelAdmin):
+    list_display = ("annotator", "phase", "position", "claim", "judged", "drawn_at")
+    list_filter = ("phase", "judged")
+    raw_id_fields = ("annotator", "claim")
 
 
 @admin.register(TrainingAnswer)

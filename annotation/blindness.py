@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from annotation.models import Claim
 from annotation.vocabulary import BLIND_PHASES, Phase
-from search_proxy.flags import is_fact_checker
-from search_proxy.webaddress import normalize_url
+from search_proxy.flags import fact_check_finding, fact_check_findings
 
 # The phases that work on a claim with its article at hand, and so may search the web.
 EVIDENCE_PHASES = frozenset({Phase.QUESTIONS, Phase.DISPUTE})
@@ -38,17 +37,30 @@ def is_blind(phase: int) -> bool:
 
 
 def reveals_fact_check(url: str, article_url: str | None = None) -> bool:
-    """Whether `url` is a fact-checker's page or the claim's own article (also archived)."""
-    if article_url and normalize_url(url) == normalize_url(article_url):
-        return True
-    return is_fact_checker(url)
+    """Whether `url` is (or may be) a fact-check or the claim's own article, however it is
+    wrapped: search_proxy.flags.fact_check_finding on its canonical address."""
+    return fact_check_finding(url, article_url).reveals
+
+
+def shown_address(url: str | None, article_url: str | None) -> str | None:
+    """An address as a blind phase may see it: HIDDEN_ADDRESS when it may reveal."""
+    return shown_addresses([url], article_url)[0]
+
+
+def shown_addresses(urls: list[str | None], article_url: str | None) -> list[str | None]:
+    """shown_address for many addresses, with one rule query for all of them."""
+    given = [u for u in urls if u]
+    reveals = (
+        {f.address for f in fact_check_findings(given, article_url) if f.reveals}
+        if given
+        else set()
+    )
+    return [HIDDEN_ADDRESS if u and u in reveals else u for u in urls]
 
 
 def blind_claim(claim: Claim) -> dict:
     """The claim as a blind phase may know it: its words and metadata, nothing else."""
     view = {name: getattr(claim, name) for name in BLIND_CLAIM_FIELDS}
-    for name in ADDRESS_FIELDS:
-        url = view[name]
-        if url and reveals_fact_check(url, claim.article.url):
-            view[name] = HIDDEN_ADDRESS
+    shown = shown_addresses([view[name] for name in ADDRESS_FIELDS], claim.article.url)
+    view.update(zip(ADDRESS_FIELDS, shown, strict=True))
     return view

@@ -5,6 +5,12 @@ and Google Sheets as a formula ("=cmd|' /C calc'!A0", "=HYPERLINK(...)"), so tex
 annotators or imported with articles could run on a manager's machine. Such a cell gets a
 leading apostrophe, which spreadsheets show as text and do not evaluate (OWASP's advice).
 Numbers stay numbers: -0.25 is written as it is, being a number and no formula.
+
+One kind of file is written exactly instead: a data file whose reader is a program, where a
+changed cell changes the result (the 2025 AVeriTeC shared task's CSV, read by its official
+scorer; an apostrophe before a claim would change its METEOR and its Ev2R prompt). Those go
+through :func:`data_csv_writer`, are offered as files for the scorer, never as a table to
+open, and say so where they are offered.
 """
 
 from __future__ import annotations
@@ -44,3 +50,11 @@ class SafeWriter:
 def csv_writer(stream: Any, **options: Any) -> SafeWriter:
     """The one way to write a CSV file for people: like csv.writer, cells neutralised."""
     return SafeWriter(stream, **options)
+
+
+def data_csv_writer(stream: Any, **options: Any) -> Any:
+    """csv.writer for files read by programs (the shared task's scorer): cells exactly as given.
+
+    The one exception to neutralise(): see the module's docstring.
+    """
+    return csv.writer(stream, **options)

@@ -1022,13 +1022,18 @@ class QualificationThresholds(models.Model):
         default=0.7, help_text="P1: least mean F1 of claim types, and of strategies."
     )
     min_qa_pairs = models.PositiveSmallIntegerField(
-        default=2, help_text="P2: least question-answer pairs on every training claim."
+        default=2,
+        help_text="P2: least real question-answer pairs per judged claim, on average.",
     )
     verdict_accuracy = models.FloatField(
         default=0.5, help_text="P2 and P3: least share of verdicts equal to the gold one."
     )
+    # The shared task's protocol (seed 001): 10 items with feedback, then 10 more.
+    practice_items = models.PositiveSmallIntegerField(
+        default=10, help_text="Practice claims first: feedback after each, not judged."
+    )
     items_per_phase = models.PositiveSmallIntegerField(
-        default=5, help_text="Gold claims to answer before the result counts."
+        default=10, help_text="Judged claims after the practice ones (feedback after each too)."
     )
     changed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -1052,12 +1057,47 @@ class QualificationThresholds(models.Model):
     def __str__(self) -> str:
         return (
             f"F1 ≥ {self.type_strategy_f1:.0%}, ≥ {self.min_qa_pairs} QA pairs, "
-            f"verdicts ≥ {self.verdict_accuracy:.0%}, over {self.items_per_phase} claims"
+            f"verdicts ≥ {self.verdict_accuracy:.0%}, {self.practice_items} practice claims then "
+            f"{self.items_per_phase} judged"
         )
 
     @classmethod
     def current(cls) -> QualificationThresholds:
         return cls.objects.order_by("-changed_at", "-id").first() or cls()
+
+
+class TrainingDraw(models.Model):
+    """One gold claim drawn for one trainee in one phase, at its place in their sequence.
+
+    Drawn once (annotation/training.py, from the phase's own pool) and kept: the trainee can
+    answer only these claims, in this order, and is judged on the `judged` ones. A claim is
+    drawn for a trainee in one phase at most, so the feedback of one phase never shows the
+    key of another phase's item.
+    """
+
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="training_draws"
+    )
+    phase = models.PositiveSmallIntegerField(choices=Phase.choices)
+    position = models.PositiveSmallIntegerField()
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="training_draws")
+    judged = models.BooleanField()
+    drawn_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["annotator", "phase", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["annotator", "phase", "position"], name="one_draw_per_place"
+            ),
+            models.UniqueConstraint(
+                fields=["annotator", "claim"], name="a_claim_is_drawn_in_one_phase_only"
+            ),
+            models.CheckConstraint(condition=Q(phase__lte=3), name="draws_in_p1_to_p3"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} · P{self.phase} training item {self.position + 1}"
 
 
 class TrainingAnswer(models.Model):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from django_countries import countries
 
-from annotation.blindness import reveals_fact_check
 from annotation.submissions import NormalisedClaim, Problem, too_long
 from annotation.vocabulary import ClaimType, Strategy, Verdict
+from search_proxy.flags import fact_check_finding
 from search_proxy.webaddress import is_web_address
 
 # One article rarely holds more than a handful of claims; the cap stops runaway input.
@@ -56,12 +56,20 @@ def _claim_problems(claim: NormalisedClaim, where: str, article_url: str) -> lis
     url = claim.original_claim_url
     if url and not is_web_address(url):
         refuse("original_claim_url", "Give a web address starting with http:// or https://.")
-    elif url and reveals_fact_check(url, article_url):
-        refuse(
-            "original_claim_url",
-            "This is a fact-check (or this article), not where the claim was made; give the "
-            "page where the claim itself appeared, or leave the field empty.",
-        )
+    elif url and (found := fact_check_finding(url, article_url)).reveals:
+        if found.possibly:
+            refuse(
+                "original_claim_url",
+                f"This {found.unresolved} link cannot be checked here and may lead to a "
+                "fact-check; give the full address of the page where the claim appeared, or "
+                "leave the field empty.",
+            )
+        else:
+            refuse(
+                "original_claim_url",
+                "This is a fact-check (or this article), not where the claim was made; give "
+                "the page where the claim itself appeared, or leave the field empty.",
+            )
     if claim.media_url and not is_web_address(claim.media_url):
         refuse("media_url", "Give a web address starting with http:// or https://.")
     code = claim.location_iso_code

@@ -18,7 +18,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
-from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim
+from annotation.blindness import ADDRESS_FIELDS, BLIND_CLAIM_FIELDS, blind_claim, shown_addresses
 from annotation.evidence import blocking, evidence_problems
 from annotation.models import (
     Answer,
@@ -49,14 +49,25 @@ from annotation.vocabulary import (
 
 
 def nested_errors(problems) -> dict:
-    """Problems at dotted paths ("flags.0.code") as DRF's nested errors."""
+    """Problems at dotted paths ("flags.0.code") as DRF's nested errors.
+
+    A path may be both a leaf and a parent (a problem with a whole question and another with
+    one of its answers): the leaf's messages then sit under the parent's "non_field_errors",
+    as DRF itself reports problems of a whole object, so no message is dropped.
+    """
     errors: dict = {}
     for problem in problems:
         *parents, leaf = problem.path.split(".")
         node = errors
         for part in parents:
-            node = node.setdefault(part, {})
-        node.setdefault(leaf, []).append(problem.message)
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {} if child is None else {"non_field_errors": child}
+            node = child
+        existing = node.setdefault(leaf, [])
+        if isinstance(existing, dict):
+            existing = existing.setdefault("non_field_errors", [])
+        existing.append(problem.message)
     return errors
 
 
@@ -247,7 +258,13 @@ class QualityCheckTaskSerializer(_TaskPageSerializer):
 
     @extend_schema_field(QuestionSerializer(many=True))
     def get_questions(self, task: Task) -> list[dict]:
-        return _questions(self.context.get("evidence"))
+        questions = _questions(self.context.get("evidence"))
+        # Sources that may reveal the fact-check (canonical test) are hidden, as on the page.
+        answers = [answer for question in questions for answer in question["answers"]]
+        shown = shown_addresses([a["source_url"] for a in answers], task.article.url)
+        for answer, source in zip(answers, shown, strict=True):
+            answer["source_url"] = source
+        return questions
 
 
 TASK_PAGE_SERIALIZERS: dict[int, type[_TaskPageSerializer]] = {

@@ -13,7 +13,8 @@ the Celery job and the command all call them:
   builds the same context from dev.json and calls the same methods.
 * **No verdict outside P1**: only the duplicate list carries verdicts (a P1 annotator reads
   the fact-check's verdict in the article anyway); P2/P4 suggestions are question texts,
-  words and sentence numbers.
+  words and sentence numbers. Even there, a duplicate shows its verdict only when the
+  annotator can never be asked to judge it blind (annotation/visibility.py).
 * **Anchoring log**: every suggestion shown is a :class:`Suggestion` row, once per task
   however often it is asked for (a unique constraint on its fingerprint); accepting,
   editing or ignoring it stamps that row (:func:`record_outcome`).
@@ -43,6 +44,7 @@ from annotation.models import (
     SuggestionSettings,
     Task,
 )
+from annotation.visibility import claims_with_visible_verdict
 from annotation.vocabulary import Phase, SuggestionKind
 from pipeline.suggest import ClaimContext, ClaimPool, PoolClaim, rank_sentences
 
@@ -321,6 +323,14 @@ def suggest_for_normalisation(task: Task, context: ClaimContext) -> dict[str, li
     pool = current_pool()
     if SuggestionKind.DUPLICATES in kinds:
         hits = pool.duplicates(context)
+        # A verdict only for claims this annotator can never be asked to judge blind
+        # (annotation/visibility.py): not an open agreement sample, not a gold claim their
+        # training may still test them on, not a claim they may check.
+        judged = set(
+            claims_with_visible_verdict(
+                task.annotator, Claim.objects.filter(pk__in=[h.claim_id for h in hits])
+            ).values_list("pk", flat=True)
+        )
         shown[SuggestionKind.DUPLICATES] = _show(
             task,
             SuggestionKind.DUPLICATES,
@@ -329,7 +339,7 @@ def suggest_for_normalisation(task: Task, context: ClaimContext) -> dict[str, li
                     h.text,
                     {
                         "claim": h.claim_id,
-                        "verdict": h.label,
+                        "verdict": h.label if h.claim_id in judged else "",
                         "claim_date": h.claim_date.isoformat() if h.claim_date else "",
                     },
                 )

@@ -530,4 +530,27 @@ CELERY_BEAT_SCHEDULE["retry-pending-webhooks"] = {
     "task": "exports.tasks.requeue_pending_webhooks",
     "schedule": 600.0,
 }
+# Ev2R, the 2025 shared task's LLM-judged evidence recall (pipeline/ev2r.py): off unless
+# EV2R_BASE_URL names an OpenAI-compatible API (https, or http on this machine). The prompts
+# are read from a copy of the organisers' properties.py (EV2R_PROMPTS_FILE), never run.
+EV2R_BASE_URL = env_str("EV2R_BASE_URL", "")
+EV2R_MODEL = env_str("EV2R_MODEL", "")
+EV2R_API_KEY = env_str("EV2R_API_KEY", "")
+EV2R_PROMPTS_FILE = env_str("EV2R_PROMPTS_FILE", "")
+EV2R_TIMEOUT = env_float("EV2R_TIMEOUT", 120.0)  # seconds per request, connection and answer
+EV2R_RETRIES = env_int("EV2R_RETRIES", 3, minimum=0)  # more tries after a failed one
+EV2R_CONCURRENCY = env_int("EV2R_CONCURRENCY", 4, minimum=1)  # requests under way at once
+# Replies by request (model, parameters, prompt): a rerun asks the model nothing.
+EV2R_CACHE_FILE = Path(env_str("EV2R_CACHE_FILE", str(VAR_DIR / "ev2r-cache.sqlite3")))
+if EV2R_BASE_URL:
+    from pipeline.ev2r import check_base_url
+
+    try:
+        EV2R_BASE_URL = check_base_url(EV2R_BASE_URL)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"EV2R_BASE_URL {exc}") from exc
+    if not EV2R_MODEL or not EV2R_PROMPTS_FILE:
+        raise ImproperlyConfigured("EV2R_BASE_URL needs EV2R_MODEL and EV2R_PROMPTS_FILE too")
+if EV2R_TIMEOUT <= 0:
+    raise ImproperlyConfigured("EV2R_TIMEOUT must be positive")
 # --- end of exports settings --------------------------------------------------------------

@@ -24,6 +24,7 @@ from rest_framework.response import Response
 
 from annotation.models import Claim
 from annotation.serializers import ErrorSerializer
+from annotation.visibility import claims_seen_in_full
 from exports.dataset import with_records_prefetched
 from exports.models import ExportJob, Webhook
 from exports.serializers import (
@@ -103,7 +104,9 @@ class ClaimViewSet(viewsets.ReadOnlyModelViewSet):
     pagination_class = ClaimPagination
 
     def get_queryset(self) -> QuerySet[Claim]:
-        claims = Claim.objects.all()
+        # Claims the caller holds or may receive blind work on are not theirs to read
+        # (annotation/visibility.py), whatever their role.
+        claims = claims_seen_in_full(self.request.user)
         if self.action == "list":
             params = ClaimFilterSerializer(data=self.request.query_params)
             params.is_valid(raise_exception=True)

@@ -29,6 +29,7 @@ from exports.averitec_json import (
     write_json_array,
     write_json_lines,
 )
+from exports.shared_task import write_form
 from search_proxy.models import Source
 from search_proxy.webaddress import is_web_address, normalize_url, unwrap_archive_url
 
@@ -320,18 +321,29 @@ def write_export(
 ) -> int:
     """Write accepted claims to a file; returns how many.
 
-    The file appears complete or not at all: it is written beside the target and renamed.
+    ``fmt`` is "json" (the 2023 form), "jsonl", or a shared task's form
+    (``exports.shared_task.FORMS``). The file appears complete or not at all: it is written
+    beside the target and renamed.
     """
-    write = write_json_array if fmt == "json" else write_json_lines
     partial = path.with_name(path.name + ".partial")
     try:
-        with partial.open("w", encoding="utf-8") as stream:
+        # The CSV module writes its own line ends; the JSON writers write "\n" only.
+        with partial.open("w", encoding="utf-8", newline="") as stream:
             records = export_records(claims_for_export(queryset), with_passages=with_passages)
-            count = write(_counting(records, progress), stream)
+            count = write_records(fmt, _counting(records, progress), stream)
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
     return count
+
+
+def write_records(fmt: str, records: Iterable[dict], stream) -> int:
+    """2023 records (in dataset order) to ``stream`` in ``fmt``; see write_export."""
+    if fmt == "json":
+        return write_json_array(records, stream)
+    if fmt == "jsonl":
+        return write_json_lines(records, stream)
+    return write_form(fmt, records, stream)
 
 
 def _counting(records: Iterator[dict], progress: Progress) -> Iterator[dict]:

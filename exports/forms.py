@@ -39,10 +39,14 @@ class ExportJobForm(forms.ModelForm):
 
 class ScoringForm(forms.Form):
     predictions = forms.FileField(
-        help_text="JSON list of records (or JSON lines), one per reference claim, in order."
+        help_text="One prediction per reference claim, in order: 2023 JSON (like dev.json), "
+        "2024 shared-task JSON (claim_id, pred_label, evidence) or 2025 shared-task CSV (id, "
+        "claim, evi, label, split). The form is recognised and scored by its official rules."
     )
     references = forms.FileField(
-        required=False, help_text="An AVeriTeC file such as dev.json (JSON or JSON lines)."
+        required=False,
+        help_text="The gold file: 2023 JSON such as dev.json (JSON or JSON lines), or a 2025 "
+        "gold CSV.",
     )
     reference_export = forms.ModelChoiceField(
         queryset=ExportJob.objects.none(),
@@ -99,5 +103,5 @@ class StatisticsForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["export"].queryset = ExportJob.objects.filter(
-            status=ExportJob.Status.DONE
+            status=ExportJob.Status.DONE, fmt__in=ExportJob.DATASET_FORMATS
         ).order_by("-created_at")

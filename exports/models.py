@@ -129,6 +129,13 @@ class ExportJob(Job):
     class Format(models.TextChoices):
         JSON = "json", "JSON (like dev.json)"
         JSONL = "jsonl", "JSON lines"
+        # The shared tasks' forms (exports/shared_task.py); "averitec-2023" is "json".
+        AVERITEC_2023 = "averitec-2023", "AVeriTeC 2023 JSON (like dev.json)"
+        AVERITEC_2024 = "averitec-2024", "AVeriTeC 2024 shared task JSON (claim_id, evidence)"
+        AVERITEC_2025_CSV = "averitec-2025-csv", "AVeriTeC 2025 shared task CSV (id, claim, evi)"
+
+    # What readers of an export file (statistics, scoring as references) take as dev.json.
+    DATASET_FORMATS = ("json", "jsonl", "averitec-2023")
 
     split = models.CharField(max_length=10, choices=SPLIT_CHOICES, blank=True)
     batch = models.ForeignKey(
@@ -136,7 +143,7 @@ class ExportJob(Job):
     )
     since = models.DateField(null=True, blank=True, help_text="First claim date (inclusive).")
     until = models.DateField(null=True, blank=True, help_text="Last claim date (inclusive).")
-    fmt = models.CharField("format", max_length=10, choices=Format.choices, default=Format.JSON)
+    fmt = models.CharField("format", max_length=20, choices=Format.choices, default=Format.JSON)
     file_name = models.CharField(max_length=200, blank=True)
     claims = models.PositiveIntegerField(null=True, blank=True)
 
@@ -161,16 +168,32 @@ class ExportJob(Job):
         return Path(settings.MEDIA_ROOT) / EXPORT_FOLDER / self.file_name
 
     @property
+    def extension(self) -> str:
+        return {"jsonl": "jsonl", "averitec-2025-csv": "csv"}.get(self.fmt, "json")
+
+    @property
+    def content_type(self) -> str:
+        return {"jsonl": "application/jsonl", "averitec-2025-csv": "text/csv; charset=utf-8"}.get(
+            self.fmt, "application/json"
+        )
+
+    @property
     def download_name(self) -> str:
-        return f"{self.selection().file_stem()}-export-{self.pk}.{self.fmt}"
+        form = "" if self.fmt in ("json", "jsonl") else f"-{self.fmt}"
+        return f"{self.selection().file_stem()}-export-{self.pk}{form}.{self.extension}"
 
     def run(self) -> None:
         """Write the file (streamed, flat memory), reporting progress on this row."""
+        from annotation.visibility import claims_seen_in_full
         from exports.dataset import claims_for_export, write_export
 
         claims = self.selection().claims()
+        if self.requested_by is not None:
+            # Claims the requester may still check blind stay out of their file
+            # (annotation/visibility.py), whatever their role.
+            claims = claims_seen_in_full(self.requested_by, claims)
         advance = self.progress_reporter(claims_for_export(claims).count())
-        file_name = f"export-{self.pk}.{self.fmt}"
+        file_name = f"export-{self.pk}.{self.extension}"
         folder = Path(settings.MEDIA_ROOT) / EXPORT_FOLDER
         folder.mkdir(parents=True, exist_ok=True)
         count = write_export(folder / file_name, fmt=self.fmt, queryset=claims, progress=advance)

@@ -15,10 +15,12 @@ from django.conf import settings
 from exports import scoring, webhooks
 from exports.dataset import write_export
 from exports.models import EXPORT_FOLDER, ExportJob, ScoringJob
+from exports.shared_task import detect_and_read
 
 # The webhook tasks live beside the deliveries they send (exports/webhooks.py) under their
 # old names; importing them here keeps Celery's task discovery and callers unchanged.
 from exports.webhooks import deliver_webhook, requeue_pending_webhooks
+from pipeline.ev2r import Ev2RError
 
 __all__ = [
     "deliver_webhook",
@@ -79,21 +81,28 @@ def run_scoring_job(job_id: int) -> str | None:
     job = ScoringJob.objects.select_related("reference_export").get(pk=job_id)
     try:
         with job.predictions.open("rb") as stream:
-            predictions = scoring.read_records(stream, job.predictions_name or "predictions")
-        references = scoring.read_file(job.references_path())
+            predictions = detect_and_read(stream.read(), job.predictions_name or "predictions")
+        references = scoring.read_any(job.references_path())
         advance = None
 
         def on_total(total: int) -> None:
+            # METEOR pairs first, then (2025 with Ev2R configured) the LLM prompts.
             nonlocal advance
             advance = job.progress_reporter(total)
 
-        result = scoring.score_files(
+        def progress(n: int) -> None:
+            if advance:
+                advance(n)
+
+        result = scoring.score_any(
             predictions,
             references,
             on_total=on_total,
-            progress=lambda n: advance(n) if advance else None,
+            progress=progress,
+            on_ev2r_total=on_total,
+            ev2r_progress=progress,
         )
-    except scoring.ScoringInputError as exc:
+    except (scoring.ScoringInputError, Ev2RError) as exc:
         job.fail(str(exc))
     except Exception as exc:
         logger.exception("scoring job %s failed", job_id)

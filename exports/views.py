@@ -22,6 +22,7 @@ from exports import scoring
 from exports.dataset import claims_for_export, export_records
 from exports.forms import ExportJobForm, ScoringForm, StatisticsForm
 from exports.models import ExportJob, ScoringJob
+from exports.shared_task import FORM_2023, FORM_2024, FORM_2025, FORM_CHOICES, ORDER_NOTE
 from exports.splits import SplitBoundaries
 from exports.statistics import TABLE_TITLES, TABLES, compute_statistics
 from exports.tasks import run_export_job, run_scoring_job
@@ -59,6 +60,7 @@ def _export_page(request: HttpRequest, form: ExportJobForm, status: int = 200) -
         "jobs": jobs,
         "boundaries": SplitBoundaries.from_settings(),
         "jobs_running": any(not job.is_finished for job in jobs),
+        "order_note": ORDER_NOTE,
     }
     template = "exports/exports.html"
     if request.htmx and request.method == "GET":
@@ -74,7 +76,11 @@ def export_create(request: HttpRequest) -> HttpResponse:
         form.add_error(None, problem)
     if not form.is_valid():
         if request.htmx:
-            context = {"form": form, "boundaries": SplitBoundaries.from_settings()}
+            context = {
+                "form": form,
+                "boundaries": SplitBoundaries.from_settings(),
+                "order_note": ORDER_NOTE,
+            }
             return render(request, "exports/exports.html#export-form", context, status=422)
         return _export_page(request, form, status=422)
     job = start_export(form, request.user)
@@ -99,7 +105,8 @@ def export_job(request: HttpRequest, pk: int) -> HttpResponse:
     template = "exports/export_job.html"
     if request.htmx:
         template += "#job-progress"
-    return render(request, template, {"job": job})
+    context = {"job": job, "order_note": ORDER_NOTE, "dataset_form": job.fmt in job.DATASET_FORMATS}
+    return render(request, template, context)
 
 
 @require_GET
@@ -113,7 +120,7 @@ def download_response(job: ExportJob) -> FileResponse:
     path = job.path
     if path is None or not path.is_file():
         raise Http404("The file of this export is no longer there.")
-    content_type = "application/json" if job.fmt == "json" else "application/jsonl"
+    content_type = job.content_type
     return FileResponse(
         path.open("rb"), as_attachment=True, filename=job.download_name, content_type=content_type
     )
@@ -222,30 +229,42 @@ def _score_bar(label: str, value: float) -> dict:
 def _score_tables(result: dict | None) -> dict:
     if not result:
         return {}
+    form = result.get("form", FORM_2023)
     tables: dict = {
         "result": result,
+        "form_name": dict(FORM_CHOICES)[form],
         "evidence_rows": [
             _score_bar("Questions only", result["q_only"]),
             _score_bar("Questions and answers", result["q_and_a"]),
         ],
     }
+    if form == FORM_2025:
+        tables["headline"] = [
+            (name, result[key]) for key, name in scoring.NAMES_2025.items() if key in result
+        ]
+    elif form == FORM_2024:
+        tables["headline"] = [("AVeriTeC score (meteor @ 0.25)", result["averitec_score"])]
     if "veracity" in result:
+        justified = "averitec_justification" in result
         tables["veracity"] = [(label, result["veracity"][label]) for label in LABELS]
         tables["veracity_rows"] = [_score_bar(label, result["veracity"][label]) for label in LABELS]
         tables["level_rows"] = [
             _score_bar(f"λ = {level}", result["averitec"][str(level)]) for level in LEVELS
         ]
+        tables["justified"] = justified
         tables["levels"] = [
             (
                 str(level),
                 result["averitec"][str(level)],
-                result["averitec_justification"][str(level)],
+                result["averitec_justification"][str(level)] if justified else None,
             )
             for level in LEVELS
         ]
-        types = list(result["by_type_0.2"])
+        # 2023 reports claim types at 0.2 and 0.3, 2024 at 0.25.
+        type_keys = [k for k in result if k.startswith("by_type_")]
+        tables["type_levels"] = [k.removeprefix("by_type_") for k in type_keys]
         tables["by_type"] = [
-            (t, result["by_type_0.2"][t], result["by_type_0.3"].get(t)) for t in types
+            (t, [result[k].get(t) for k in type_keys]) for t in result[type_keys[0]]
         ]
     tables["result_json"] = json.dumps(result, indent=2)
     return tables

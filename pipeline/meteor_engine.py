@@ -39,6 +39,9 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
+from pipeline import _nltk_lean  # noqa: F401  (before NLTK: see its docstring)
+
+# isort: split
 import nltk
 import nltk.data
 from nltk.corpus.reader.wordnet import POS_LIST, WordNetCorpusReader
@@ -82,12 +85,19 @@ def _nltk_source_digest() -> str:
 
 
 @cache
+def nltk_source_digest() -> str | None:
+    """The digest of the NLTK code the fast path mirrors, or None without its source."""
+    try:
+        return _nltk_source_digest()
+    except (OSError, TypeError):
+        return None
+
+
+@cache
 def fast_path_verified() -> bool:
     """Whether the installed NLTK is the one the fast path was verified against."""
-    try:
-        return _nltk_source_digest() == VERIFIED_NLTK_SOURCE
-    except (OSError, TypeError):  # no source available (a frozen build): be safe
-        return False
+    # No source available (a frozen build): None, never verified.
+    return nltk_source_digest() == VERIFIED_NLTK_SOURCE
 
 
 def default_cache_dir() -> Path:
@@ -372,6 +382,18 @@ class Meteor:
             words = tuple(w.lower() for w in self.tokens(text))  # METEOR's preprocess
             found = self._texts[text] = _Text(words, tuple(map(self._stem, words)))
         return found
+
+    def prepared(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The lower-cased tokens of ``text`` and their stems, as the fast path uses them."""
+        found = self._text(text)
+        return found.words, found.stems
+
+    def prime(self, prepared: Iterable[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> None:
+        """Take (text, words, stems) prepared earlier (``pipeline.reference_cache``)."""
+        texts = self._texts
+        for text, words, stems in prepared:
+            if text not in texts:
+                texts[text] = _Text(tuple(words), tuple(stems))
 
     def _stem(self, word: str) -> str:
         found = self._stems.get(word)

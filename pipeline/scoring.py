@@ -36,24 +36,31 @@ No Django here: plain data in, plain data out.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from pipeline import reference_cache
 from pipeline.meteor_engine import Meteor, shared_meteor
 
 __all__ = [
     "LABELS",
     "LEVELS",
     "MAX_PAIRS",
+    "Comparison",
+    "Matched",
     "Scores",
     "ScoringInputError",
     "evidence_strings",
     "hungarian_meteor",
+    "match_evidence",
     "prediction_questions",
     "score",
 ]
@@ -353,12 +360,37 @@ def _prediction_justification(record: dict) -> str:
 # --------------------------------------------------------------------------------------
 
 
+@cache
+def _linear_sum_assignment() -> Callable:
+    """SciPy's ``linear_sum_assignment``, without importing all of ``scipy.optimize``.
+
+    The function is the compiled ``scipy.optimize._lsap`` module's own; importing it the
+    usual way first runs ``scipy.optimize``'s package (about half a second of a run), which
+    scoring never uses. Loaded from its file when SciPy's package is not there yet; any
+    surprise falls back to the ordinary import.
+    """
+    if "scipy.optimize" not in sys.modules:
+        try:
+            spec = importlib.util.find_spec("scipy")
+            folder = Path(next(iter(spec.submodule_search_locations))) / "optimize"  # type: ignore[union-attr]
+            (binary,) = [p for p in folder.glob("_lsap.*") if p.suffix in (".so", ".pyd")]
+            module_spec = importlib.util.spec_from_file_location("scipy.optimize._lsap", binary)
+            module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
+            module_spec.loader.exec_module(module)  # type: ignore[union-attr]
+            return module.linear_sum_assignment
+        except (ImportError, AttributeError, OSError, StopIteration, ValueError, TypeError):
+            pass
+    from scipy.optimize import linear_sum_assignment
+
+    return linear_sum_assignment
+
+
 def hungarian_meteor(matrix: np.ndarray, n_references: int) -> np.float64:
     """The official utility: best one-to-one matching, divided by the reference count.
 
     The operations are the official ones, in the same order, so the float is the same.
     """
-    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    rows, cols = _linear_sum_assignment()(matrix, maximize=True)
     utility = matrix[rows, cols].sum()
     utility *= 1 / float(n_references)
     return utility
@@ -391,42 +423,81 @@ class _PairTable:
         return [[self.add(c, r) for r in references] for c in candidates]
 
 
-def score(
-    predictions: list[dict],
-    references: list[dict],
+@dataclass
+class Comparison:
+    """What one claim's two evidence scores compare, as the scorer of its form builds them.
+
+    Each shared task's script builds these lists its own way (see ``pipeline.shared_tasks``);
+    the matching that follows is the same in all of them.
+    """
+
+    pred_questions: list[str]
+    ref_questions: list[str]
+    pred_strings: list[str]  # already cut to the first MAX_PAIRS
+    ref_strings: list[str]
+
+
+@dataclass
+class Matched:
+    """Hungarian METEOR per claim, and the METEOR of each extra pair (justifications)."""
+
+    q_only: list[np.float64]
+    evidence: list[np.float64]
+    extra: list[np.float64]
+    pairs: int
+    distinct_pairs: int
+
+
+def _table_for(
+    comparisons: Sequence[Comparison], extra_pairs: Sequence[tuple[str, str]]
+) -> tuple[_PairTable, list, list, list[int]]:
+    table = _PairTable()
+    question_cells, evidence_cells = [], []
+    for c in comparisons:
+        # Claim by claim: consecutive pairs share strings, which keeps workers' caches warm.
+        question_cells.append(table.matrix(c.pred_questions, c.ref_questions))
+        evidence_cells.append(table.matrix(c.pred_strings, c.ref_strings))
+    extra_cells = [table.add(candidate, reference) for candidate, reference in extra_pairs]
+    return table, question_cells, evidence_cells, extra_cells
+
+
+def distinct_pair_count(
+    comparisons: Sequence[Comparison], extra_pairs: Sequence[tuple[str, str]] = ()
+) -> int:
+    return len(_table_for(comparisons, extra_pairs)[0].index)
+
+
+def match_evidence(
+    comparisons: Sequence[Comparison],
+    extra_pairs: Sequence[tuple[str, str]] = (),
     *,
     processes: int | None = None,
     progress: Progress = _no_progress,
     meteor: Meteor | None = None,
-) -> Scores:
-    """Score ``predictions`` against ``references`` as the official evaluation does.
+    on_total: Callable[[int], None] | None = None,
+    reference_key: str | None = None,
+) -> Matched:
+    """The official matching: per claim, the best one-to-one assignment of predicted to
+    reference strings by METEOR, divided by the number of reference strings; each distinct
+    pair computed once. ``on_total`` learns the number of distinct pairs before any is done.
 
-    Raises :class:`ScoringInputError` for inputs it cannot score. ``progress`` is called
-    with the number of METEOR pairs finished, out of :func:`count_pairs` in all.
+    ``reference_key`` (``reference_cache.content_key`` of the reference file) reuses the
+    references' prepared text from an earlier run, and saves it on the first.
     """
-    started = time.perf_counter()
-    checked = check(predictions, references)
     meteor = meteor if meteor is not None else shared_meteor()
-
-    table = _PairTable()
-    question_cells, evidence_cells, ref_counts_q, ref_counts_e = [], [], [], []
-    justification_cells = []
-    for pred, ref in zip(predictions, references, strict=True):
-        ref_questions = [qa["question"] for qa in ref["questions"]]
-        ref_strings = evidence_strings(ref)
-        question_cells.append(table.matrix(prediction_questions(pred), ref_questions))
-        evidence_cells.append(table.matrix(evidence_strings(pred)[:MAX_PAIRS], ref_strings))
-        ref_counts_q.append(len(ref_questions))
-        ref_counts_e.append(len(ref_strings))
-        if checked.with_verdicts:
-            justification_cells.append(
-                table.add(_prediction_justification(pred), ref["justification"])
-            )
-
+    table, question_cells, evidence_cells, extra_cells = _table_for(comparisons, extra_pairs)
+    if on_total is not None:
+        on_total(len(table.index))
+    cached = reference_cache.load_into(meteor, reference_key) if reference_key else 0
     values = np.array(
         meteor.score_pairs(list(table.index), processes=processes, progress=progress),
         dtype=np.float64,
     )
+    if reference_key and not cached:
+        references = [s for c in comparisons for s in (*c.ref_questions, *c.ref_strings)]
+        reference_cache.save_from(
+            meteor, reference_key, [*references, *(r for _, r in extra_pairs)]
+        )
 
     def utilities(cells: list[list[list[int]]], counts: list[int]) -> list[np.float64]:
         out = []
@@ -435,23 +506,74 @@ def score(
             out.append(hungarian_meteor(matrix, n_refs))
         return out
 
-    q_only = utilities(question_cells, ref_counts_q)
-    evidence = utilities(evidence_cells, ref_counts_e)
+    return Matched(
+        q_only=utilities(question_cells, [len(c.ref_questions) for c in comparisons]),
+        evidence=utilities(evidence_cells, [len(c.ref_strings) for c in comparisons]),
+        extra=[values[i] for i in extra_cells],
+        pairs=table.requested,
+        distinct_pairs=len(table.index),
+    )
+
+
+def _comparison(pred: dict, ref: dict) -> Comparison:
+    """The 2023 ``eval.py`` lists of one claim."""
+    return Comparison(
+        pred_questions=prediction_questions(pred),
+        ref_questions=[qa["question"] for qa in ref["questions"]],
+        pred_strings=evidence_strings(pred)[:MAX_PAIRS],
+        ref_strings=evidence_strings(ref),
+    )
+
+
+def score(
+    predictions: list[dict],
+    references: list[dict],
+    *,
+    processes: int | None = None,
+    progress: Progress = _no_progress,
+    meteor: Meteor | None = None,
+    on_total: Callable[[int], None] | None = None,
+    reference_key: str | None = None,
+) -> Scores:
+    """Score ``predictions`` against ``references`` as the official evaluation does.
+
+    Raises :class:`ScoringInputError` for inputs it cannot score. ``progress`` is called
+    with the number of METEOR pairs finished, out of :func:`count_pairs` in all.
+    """
+    started = time.perf_counter()
+    checked = check(predictions, references)
+    comparisons = [_comparison(p, r) for p, r in zip(predictions, references, strict=True)]
+    justifications = (
+        [
+            (_prediction_justification(p), r["justification"])
+            for p, r in zip(predictions, references, strict=True)
+        ]
+        if checked.with_verdicts
+        else []
+    )
+    matched = match_evidence(
+        comparisons,
+        justifications,
+        processes=processes,
+        progress=progress,
+        meteor=meteor,
+        on_total=on_total,
+        reference_key=reference_key,
+    )
     metrics: dict[str, Any] = {
-        "q_only": float(np.mean(q_only)),
-        "q_and_a": float(np.mean(evidence)),
+        "q_only": float(np.mean(matched.q_only)),
+        "q_and_a": float(np.mean(matched.evidence)),
     }
     if checked.with_verdicts:
-        justification = [values[i] for i in justification_cells]
-        metrics.update(_verdict_metrics(predictions, references, evidence, justification))
+        metrics.update(_verdict_metrics(predictions, references, matched.evidence, matched.extra))
     metrics["seconds"] = round(time.perf_counter() - started, 3)
     return Scores(
         metrics=metrics,
         notes=checked.notes,
         claims=len(references),
-        pairs=table.requested,
-        distinct_pairs=len(table.index),
-        evidence=[float(e) for e in evidence],
+        pairs=matched.pairs,
+        distinct_pairs=matched.distinct_pairs,
+        evidence=[float(e) for e in matched.evidence],
     )
 
 
@@ -546,14 +668,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--predictions", required=True)
     parser.add_argument("--references", required=True)
     parser.add_argument("--processes", type=int, default=None)
+    parser.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the references' cache"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     try:
-        with open(args.predictions, encoding="utf-8") as stream:
-            predictions = json.load(stream)
-        with open(args.references, encoding="utf-8") as stream:
-            references = json.load(stream)
-        result = score(predictions, references, processes=args.processes)
+        with open(args.predictions, "rb") as stream:
+            predictions = json.loads(stream.read())
+        with open(args.references, "rb") as stream:
+            data = stream.read()
+        references = json.loads(data)
+        result = score(
+            predictions,
+            references,
+            processes=args.processes,
+            reference_key=None if args.no_cache else reference_cache.content_key(data),
+        )
     except (OSError, ValueError) as exc:  # ScoringInputError and JSON errors are ValueErrors
         print(f"error: {exc}", file=sys.stderr)
         return 2

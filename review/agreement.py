@@ -15,7 +15,10 @@ same-article rule guarantees):
 - ``p4_p5``: the dispute verdict against the blind post-control verdict;
 - ``first_round``: every P2 and P3 verdict of a claim together, two to four raters.
 
-An "unreadable" check has no verdict and is left out of the verdict figures.
+An "unreadable" check has no verdict and is left out of the verdict figures. Every
+comparison's k (labels its raters could choose: 4, or 5 for P4 vs P5 where P5 may also call a
+claim too vague) is part of its figures; the bootstrap resamples claims; claims with a single
+rating are counted as left out.
 """
 
 from __future__ import annotations
@@ -112,10 +115,12 @@ def verdict_ratings(comparison: str, claims: QuerySet[Claim]) -> list[Rating]:
         tracks: dict[int, set[bool]] = {}
         for claim_id, sample, _, _ in rounds:
             tracks.setdefault(claim_id, set()).add(sample)
+        # Claims of the agreement sample; one whose second P2 round is missing is rated
+        # once, and counted as left out.
         return [
-            Rating(str(claim_id), _who(who), verdict)
+            Rating(str(claim_id), _who(who), verdict, str(claim_id))
             for claim_id, _, who, verdict in rounds
-            if tracks[claim_id] == {True, False}
+            if True in tracks[claim_id]
         ]
     if comparison in ("p2_p3", "p4_p5"):
         phase = Phase.QUALITY_CHECK if comparison == "p2_p3" else Phase.POST_CONTROL
@@ -123,16 +128,18 @@ def verdict_ratings(comparison: str, claims: QuerySet[Claim]) -> list[Rating]:
         for claim_id, sample, checker, verdict, author, shown in _checks(claims, phase):
             item = f"{claim_id}{'-sample' if sample else ''}"
             if shown:
-                ratings.append(Rating(item, _who(author), shown))
-                ratings.append(Rating(item, _who(checker), verdict))
+                # A claim of the agreement sample gives two items (one per P2 track); the
+                # bootstrap resamples the claim with both.
+                ratings.append(Rating(item, _who(author), shown, str(claim_id)))
+                ratings.append(Rating(item, _who(checker), verdict, str(claim_id)))
         return ratings
     if comparison == "first_round":
         ratings = [
-            Rating(str(claim_id), _who(who), verdict)
+            Rating(str(claim_id), _who(who), verdict, str(claim_id))
             for claim_id, _, who, verdict in _rounds(claims, Phase.QUESTIONS)
         ]
         ratings += [
-            Rating(str(row[0]), _who(row[2]), row[3])
+            Rating(str(row[0]), _who(row[2]), row[3], str(row[0]))
             for row in _checks(claims, Phase.QUALITY_CHECK)
         ]
         return ratings
@@ -171,6 +178,7 @@ def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
                 "labels": labels,
                 "matrix": matrix,
                 "total": sum(map(sum, matrix)),
+                "peak": max(map(max, matrix)),
                 "agreeing": sum(matrix[i][i] for i in range(len(labels))),
             }
         )

@@ -145,46 +145,49 @@ def lines_by_phase(days: list[dict], prefix: str, title: str) -> SafeString:
     return _frame(title, mark_safe("".join(marks)), peak)  # the parts are escaped
 
 
+KAPPA_TICKS = (-1.0, -0.5, 0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
 def kappa_bars(rows: list[dict], title: str) -> SafeString:
-    """Horizontal bars from -1 to 1 with the bootstrap interval as a whisker."""
-    width, label_w, row_h = WIDTH, 230, 22
-    height = TOP + row_h * len(rows) + 26
-    x0, span = label_w + (width - label_w - 20) / 2, (width - label_w - 20) / 2
+    """Horizontal bars from -1 to 1 with the bootstrap interval as a whisker, the value
+    printed at the end of each bar, and ticks where kappa is usually read (0.2 steps)."""
+    width, label_w, row_h = WIDTH, 200, 24
+    height = TOP + row_h * len(rows) + 30
+    # The right margin leaves room for the printed value.
+    x0, span = label_w + (width - label_w - 50) / 2, (width - label_w - 50) / 2
 
     def x(v: float) -> float:
         return x0 + max(-1.0, min(1.0, v)) * span
 
+    bottom = height - 22
     marks = [
         format_html(
-            '<line x1="{:.1f}" y1="{}" x2="{:.1f}" y2="{}" class="axis"/>'
-            '<text x="{:.1f}" y="{}" class="tick" text-anchor="middle">-1</text>'
-            '<text x="{:.1f}" y="{}" class="tick" text-anchor="middle">0</text>'
-            '<text x="{:.1f}" y="{}" class="tick" text-anchor="middle">1</text>',
-            x0,
+            '<line x1="{:.1f}" y1="{}" x2="{:.1f}" y2="{}" class="{}"/>'
+            '<text x="{:.1f}" y="{}" class="tick" text-anchor="middle">{}</text>',
+            x(tick),
             TOP,
-            x0,
-            height - 20,
-            x(-1),
-            height - 6,
-            x0,
-            height - 6,
-            x(1),
-            height - 6,
+            x(tick),
+            bottom,
+            "axis" if tick == 0 else "gridline",
+            x(tick),
+            height - 8,
+            f"{tick:g}",
         )
+        for tick in KAPPA_TICKS
     ]
     for i, row in enumerate(rows):
         y = TOP + i * row_h
-        marks.append(format_html('<text x="0" y="{}" class="tick">{}</text>', y + 14, row["label"]))
+        marks.append(format_html('<text x="0" y="{}" class="tick">{}</text>', y + 15, row["label"]))
         value = row["value"]
         if value is None:
             marks.append(
-                format_html('<text x="{:.1f}" y="{}" class="tick">no data</text>', x0 + 4, y + 14)
+                format_html('<text x="{:.1f}" y="{}" class="tick">no data</text>', x0 + 4, y + 15)
             )
             continue
         left, right = sorted((x0, x(value)))
         marks.append(
             format_html(
-                '<rect x="{:.1f}" y="{}" width="{:.1f}" height="12" fill="{}">'
+                '<rect x="{:.1f}" y="{}" width="{:.1f}" height="14" fill="{}">'
                 "<title>{}: {:.3f}</title></rect>",
                 left,
                 y + 4,
@@ -194,20 +197,28 @@ def kappa_bars(rows: list[dict], title: str) -> SafeString:
                 value,
             )
         )
-        if row.get("interval"):
-            low, high = row["interval"]
+        interval = row.get("interval")
+        if interval:
+            low, high = interval
             marks.append(
                 format_html(
                     '<line x1="{:.1f}" y1="{}" x2="{:.1f}" y2="{}" class="whisker">'
                     "<title>95% interval {:.3f} to {:.3f}</title></line>",
                     x(low),
-                    y + 10,
+                    y + 11,
                     x(high),
-                    y + 10,
+                    y + 11,
                     low,
                     high,
                 )
             )
+        # The value in print, past the bar and its whisker, so it is read without hovering.
+        end = max(x(value), x(interval[1]) if interval else x(value), x0)
+        marks.append(
+            format_html(
+                '<text x="{:.1f}" y="{}" class="value">{:.2f}</text>', end + 4, y + 15, value
+            )
+        )
     return format_html(
         '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}" '
         'xmlns="http://www.w3.org/2000/svg"><title>{}</title>{}</svg>',

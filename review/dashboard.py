@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import accounts
 from annotation.csvfiles import csv_writer
+from annotation.training import TRAINING_PHASES
 from annotation.views.manage import manager_required, show_one_time_passwords
 from review import charts
 from review.agreement import ReportFilter, agreement_report, evidence_agreement
@@ -45,8 +46,11 @@ def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[l
     out["agreement"] = (
         [
             "comparison",
+            "k",
             "items",
+            "left_out_rated_once",
             "ratings",
+            "resampled",
             "percent_agreement",
             "randolph_kappa",
             "randolph_low",
@@ -58,8 +62,11 @@ def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[l
         [
             [
                 v["title"],
+                v["k"],
                 v["items"],
+                v["left_out"],
                 v["ratings"],
+                f"{v['bootstrap']['units']} {v['bootstrap']['unit']}s",
                 v["percent_agreement"],
                 v["randolph_kappa"],
                 *_interval(v, "randolph_kappa"),
@@ -78,10 +85,11 @@ def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[l
         ],
     )
     out["annotator_pairs"] = (
-        ["comparison", "first", "second", "items", "percent_agreement", "cohen_kappa"],
+        ["comparison", "k", "first", "second", "items", "percent_agreement", "cohen_kappa"],
         [
             [
                 v["title"],
+                v["k"],
                 p["first"],
                 p["second"],
                 p["items"],
@@ -189,7 +197,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     verdicts = agreement["verdicts"]
     kappa_rows = [
         {
-            "label": f"{v['short']} · {short}",
+            "label": f"{v['short']} · {short}" + (f" (k={v['k']})" if short == "Randolph" else ""),
             "value": v[name],
             "interval": v["intervals"].get(name),
         }
@@ -255,19 +263,18 @@ def dashboard_csv(request: HttpRequest, table: str) -> HttpResponse:
 def fix_stuck(request: HttpRequest) -> HttpResponse:
     form = StuckFixForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(form.errors.get("__all__", [])) or "Nothing to fix.")
+        messages.error(request, "Name the account to create for the phase.")
         return redirect("review:dashboard")
     phase = form.cleaned_data["phase"]
+    # A training phase is earned by training: the new account starts there.
+    phases = [] if phase in TRAINING_PHASES else [phase]
     try:
-        if form.cleaned_data["qualify"]:
-            user = form.cleaned_data["qualify"]
-            accounts.qualify(user, phase, request.user)
-            messages.success(request, f"{user.username} may now take phase {phase} tasks.")
-            return redirect("review:dashboard")
         names = accounts.parse_usernames(form.cleaned_data["create"])
-        created = accounts.create_annotators(names, request.user, [phase])
+        created = accounts.create_annotators(names, request.user, phases)
     except accounts.AccountError as exc:
         messages.error(request, str(exc))
         return redirect("review:dashboard")
+    if not phases:
+        messages.info(request, f"{names[0]} starts with phase {phase} training.")
     # The people page shows the new password in this response only, as after a bulk upload.
     return show_one_time_passwords(request, created)

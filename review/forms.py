@@ -7,7 +7,7 @@ import re
 from django import forms
 from django.http import QueryDict
 
-from annotation.models import Batch, User
+from annotation.models import Batch
 from annotation.submissions import FlagData, QualityVerdict
 from annotation.vocabulary import Phase
 from review.agreement import ReportFilter
@@ -84,16 +84,9 @@ class ReportFilterForm(forms.Form):
 
 
 class StuckFixForm(forms.Form):
-    """One click on the stuck-work list: qualify an account, or create one, for a phase."""
+    """The stuck-work list's way out: a new account for a phase. Nobody is qualified here
+    with one click; a training phase is earned by training, or waived with a reason on the
+    account's page."""
 
     phase = forms.TypedChoiceField(choices=Phase.choices, coerce=int)
-    qualify = forms.ModelChoiceField(
-        queryset=User.objects.filter(is_active=True), to_field_name="username", required=False
-    )
-    create = forms.CharField(max_length=150, required=False)
-
-    def clean(self):
-        data = super().clean()
-        if bool(data.get("qualify")) == bool(data.get("create")):
-            raise forms.ValidationError("Name one account to qualify or one to create.")
-        return data
+    create = forms.CharField(max_length=150)

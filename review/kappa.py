@@ -4,7 +4,8 @@ Plain data in, plain data out (no Django): review/agreement.py gathers the verdi
 database and the `agreement_report --ratings` command reads them from a CSV file; both end
 here, so the figures of the dashboard, the API and the command are the same computation.
 
-Items with differing numbers of raters: an item rated once holds no pair and is left out.
+Items with differing numbers of raters: an item rated once holds no pair and is left out
+(counted as ``left_out``, so every surface can say how many).
 For the others, item i with n_i raters, n_ij of whom chose label j, contributes its share of
 agreeing rater pairs P_i = sum_j n_ij (n_ij - 1) / (n_i (n_i - 1)); the observed agreement
 is the mean of P_i over items (each item weighs the same, whatever its rater count), and the
@@ -12,6 +13,15 @@ label shares p_j pool every rating. Fleiss' chance agreement is sum_j p_j², Ran
 free-marginal one 1/k for k available labels. With the same number of raters everywhere this
 is exactly Fleiss (1971) and Randolph (2005), and statsmodels' ``fleiss_kappa`` gives the
 same numbers (tests/review/test_kappa.py checks both).
+
+``k`` is the number of labels the comparison's raters could choose from; every result carries
+it, so every surface prints it beside the kappa.
+
+Bootstrap intervals resample *clusters* (claims): when one claim gives several items (the P2
+vs P3 comparison has a track per P2 round), a resample takes all of a drawn claim's items
+together, as the claims are the independent units. Items and clusters are put in one
+canonical order before the seeded resampling, so the interval does not depend on the order
+the ratings came in (the dashboard and a CSV of the same ratings print the same interval).
 """
 
 from __future__ import annotations
@@ -19,9 +29,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -33,11 +44,21 @@ BOOTSTRAP_RESAMPLES = 1000
 
 @dataclass(frozen=True)
 class Rating:
-    """One annotator's label for one item (a claim, or one track of a claim)."""
+    """One annotator's label for one item (a claim, or one track of a claim).
+
+    `cluster` is the independent unit the item belongs to (its claim), which the bootstrap
+    resamples; empty means the item is its own cluster.
+    """
 
     item: str
     annotator: str
     label: str
+    cluster: str = ""
+
+
+def canonical_order(name: str) -> list:
+    """Sort key: digit runs compare as numbers ("2" before "10"), the rest as text."""
+    return [int(part) if n % 2 else part for n, part in enumerate(re.split(r"(\d+)", name))]
 
 
 class RatingsFileError(ValueError):
@@ -51,6 +72,8 @@ class CountTable:
     items: list[str]
     labels: list[str]
     counts: np.ndarray  # items x labels
+    clusters: list[str] = field(default_factory=list)  # per item, its cluster
+    left_out: int = 0  # items rated once: no rater pair, so not in the figures
 
     @property
     def raters_per_item(self) -> np.ndarray:
@@ -60,19 +83,30 @@ class CountTable:
 def count_table(ratings: Iterable[Rating], labels: Sequence[str] | None = None) -> CountTable:
     """Tabulate ratings; the label columns are `labels` (in that order) or those seen, sorted."""
     by_item: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    cluster_of: dict[str, str] = {}
     seen: set[str] = set()
     for rating in ratings:
         by_item[rating.item][rating.label] += 1
+        cluster_of[rating.item] = rating.cluster or rating.item
         seen.add(rating.label)
     columns = list(labels) if labels is not None else sorted(seen)
     unknown = seen - set(columns)
     if unknown:
         raise ValueError(f"labels outside the label set: {', '.join(sorted(unknown))}")
-    items = [item for item, row in by_item.items() if sum(row.values()) >= 2]
+    # One canonical order, whatever order the ratings came in.
+    items = sorted(
+        (item for item, row in by_item.items() if sum(row.values()) >= 2), key=canonical_order
+    )
     counts = np.array(
         [[by_item[item].get(label, 0) for label in columns] for item in items], dtype=np.float64
     ).reshape(len(items), len(columns))
-    return CountTable(items=items, labels=columns, counts=counts)
+    return CountTable(
+        items=items,
+        labels=columns,
+        counts=counts,
+        clusters=[cluster_of[item] for item in items],
+        left_out=len(by_item) - len(items),
+    )
 
 
 def _item_agreement(counts: np.ndarray) -> np.ndarray:
@@ -101,7 +135,9 @@ def multirater_agreement(table: CountTable, k: int | None = None) -> dict:
         raise ValueError("agreement needs at least two labels to choose from")
     if not table.items:
         return {
+            "k": k,
             "items": 0,
+            "left_out": table.left_out,
             "ratings": 0,
             "percent_agreement": None,
             "fleiss_kappa": None,
@@ -120,7 +156,9 @@ def multirater_agreement(table: CountTable, k: int | None = None) -> dict:
         for j, label in enumerate(table.labels)
     }
     return {
+        "k": k,
         "items": len(table.items),
+        "left_out": table.left_out,
         "ratings": int(counts.sum()),
         "percent_agreement": observed,
         "fleiss_kappa": None if math.isnan(fleiss) else fleiss,
@@ -137,22 +175,32 @@ def bootstrap_intervals(
     seed: int = BOOTSTRAP_SEED,
     level: float = 0.95,
 ) -> dict[str, tuple[float, float] | None]:
-    """Percentile intervals of the three figures, resampling items with replacement.
+    """Percentile intervals of the three figures, resampling clusters (claims) with
+    replacement; a drawn cluster brings all its items.
 
-    Seeded, so the same table always gets the same interval.
+    Seeded, and over the canonical order of the clusters, so the same ratings always get the
+    same interval whatever order they came in.
     """
     k = k or len(table.labels)
     names = ("percent_agreement", "fleiss_kappa", "randolph_kappa")
-    if len(table.items) < 2:
+    clusters = sorted(set(table.clusters or table.items), key=canonical_order)
+    if len(clusters) < 2:
         return dict.fromkeys(names)
     rng = np.random.default_rng(seed)
     agreement = _item_agreement(table.counts)
-    n_items = len(table.items)
+    position = {cluster: n for n, cluster in enumerate(clusters)}
+    # items x clusters: which cluster each item belongs to.
+    member = np.zeros((len(table.items), len(clusters)))
+    for i, cluster in enumerate(table.clusters or table.items):
+        member[i, position[cluster]] = 1
+    n_clusters = len(clusters)
     draws = np.empty((resamples, 3))
     for r in range(resamples):
-        # How often each item was drawn: the resample's sums are weighted sums.
-        weights = np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
-        observed = float(weights @ agreement) / n_items
+        # How often each cluster was drawn, hence each item: the resample's sums are
+        # weighted sums.
+        drawn = np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
+        weights = member @ drawn
+        observed = float(weights @ agreement) / float(weights.sum())
         totals = weights @ table.counts
         shares = totals / totals.sum()
         chance = float((shares**2).sum())
@@ -229,6 +277,7 @@ def verdict_agreement(
     """Every verdict-agreement figure of one set of ratings, as plain JSON-ready data."""
     table = count_table(ratings, labels)
     figures = multirater_agreement(table)
+    clustered = any(r.cluster for r in ratings)
     raters = table.raters_per_item
     figures["raters_per_item"] = {
         str(n): int((raters == n).sum()) for n in sorted({int(r) for r in raters})
@@ -238,7 +287,14 @@ def verdict_agreement(
         name: (list(interval) if interval else None)
         for name, interval in bootstrap_intervals(table, resamples=resamples).items()
     }
-    figures["bootstrap"] = {"resamples": resamples, "seed": BOOTSTRAP_SEED, "level": 0.95}
+    figures["bootstrap"] = {
+        "resamples": resamples,
+        "seed": BOOTSTRAP_SEED,
+        "level": 0.95,
+        # What one draw takes: a claim with all its items, or one item.
+        "unit": "claim" if clustered else "item",
+        "units": len(set(table.clusters)),
+    }
     figures["annotator_pairs"] = pairwise_cohen(ratings, min_pair_overlap)
     return figures
 
@@ -246,32 +302,37 @@ def verdict_agreement(
 # --- Ratings from a CSV table ------------------------------------------------------------
 
 RATINGS_HEADER = ("item", "annotator", "label")
+# Optional fourth column: the claim an item belongs to, when a claim gives several items.
+CLUSTER_COLUMN = "claim"
 
 
 def read_ratings_csv(text: str) -> list[Rating]:
-    """Ratings from `item,annotator,label` rows under that header line.
+    """Ratings from `item,annotator,label[,claim]` rows under that header line.
 
     Raises RatingsFileError listing each bad line by number; nothing is returned half-read.
     """
     rows = list(csv.reader(io.StringIO(text)))
-    if not rows or [c.strip().lower() for c in rows[0]] != list(RATINGS_HEADER):
+    header = [c.strip().lower() for c in rows[0]] if rows else []
+    if header not in (list(RATINGS_HEADER), [*RATINGS_HEADER, CLUSTER_COLUMN]):
         found = ",".join(rows[0]) if rows else "an empty file"
         raise RatingsFileError(
-            f"line 1: expected the header 'item,annotator,label', found {found!r}"
+            f"line 1: expected the header 'item,annotator,label' (and optionally ',claim'), "
+            f"found {found!r}"
         )
+    width = len(header)
     problems: list[str] = []
     ratings: list[Rating] = []
     first_seen: dict[tuple[str, str], int] = {}
     for number, row in enumerate(rows[1:], start=2):
         if not row or all(not cell.strip() for cell in row):
             continue
-        if len(row) != 3:
-            problems.append(f"line {number}: expected 3 columns, found {len(row)}")
+        if len(row) != width:
+            problems.append(f"line {number}: expected {width} columns, found {len(row)}")
             continue
-        item, annotator, label = (cell.strip() for cell in row)
+        item, annotator, label, *cluster = (cell.strip() for cell in row)
         empty = [
             name
-            for name, value in zip(RATINGS_HEADER, (item, annotator, label), strict=True)
+            for name, value in zip(header, (item, annotator, label, *cluster), strict=True)
             if not value
         ]
         if empty:
@@ -285,7 +346,7 @@ def read_ratings_csv(text: str) -> list[Rating]:
             )
             continue
         first_seen[key] = number
-        ratings.append(Rating(item, annotator, label))
+        ratings.append(Rating(item, annotator, label, cluster[0] if cluster else ""))
     if problems:
         raise RatingsFileError("; ".join(problems[:50]) + (" …" if len(problems) > 50 else ""))
     if not ratings:

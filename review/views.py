@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import handin, workflow
-from annotation.blindness import BLIND_PHASES, blind_claim
+from annotation.blindness import BLIND_PHASES
 from annotation.guidelines import (
     CHECK_GUIDE,
     JUSTIFICATION_HELP,
@@ -34,11 +34,11 @@ from annotation.views.editing import (
     next_task_or_panel,
 )
 from annotation.views.manage import manager_required
+from annotation.visibility import blind_task_context, claims_seen_in_full
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
 from review.checks import ANSWER_FLAG_CODES, answer_flag_codes, verdict_choices
 from review.forms import check_errors, draft_from_post, verdict_from_draft
 from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag
-from search_proxy.webaddress import is_web_address
 
 TEMPLATE = "review/check.html"
 # In P5 these choices end the claim's road to the dataset, so the screen asks first.
@@ -46,31 +46,16 @@ DISCARD_WARNING = "This choice leaves the claim out of the dataset. Submit anywa
 
 
 def blind_pairs(task: Task, flags: dict | None = None) -> list[dict]:
-    """The pairs to check, each with the flags the checker has ticked so far."""
-    evidence = task.evidence_shown()
-    if evidence is None:
-        return []
+    """The pairs to check (annotation/visibility.py's plain view of them), each with the
+    flags the checker has ticked so far and the flags an answer may take."""
     flags = flags or {}
-    return [
-        {
-            "text": q.text,
-            "flags": flags.get(f"q-{qi}", []),
-            "answers": [
-                {
-                    "flags": flags.get(f"q-{qi}-a-{ai}", []),
-                    "text": a.text,
-                    "answer_type": a.answer_type,
-                    "boolean_explanation": a.boolean_explanation,
-                    "source_url": a.source_url,
-                    "source_medium": a.source_medium,
-                    "is_link": is_web_address(a.source_url),
-                    "flag_choices": _flag_choices(answer_flag_codes(a.answer_type)),
-                }
-                for ai, a in enumerate(q.answers.all())
-            ],
-        }
-        for qi, q in enumerate(evidence.questions.prefetch_related("answers"))
-    ]
+    pairs = blind_task_context(task)["pairs"]
+    for qi, question in enumerate(pairs):
+        question["flags"] = flags.get(f"q-{qi}", [])
+        for ai, answer in enumerate(question["answers"]):
+            answer["flags"] = flags.get(f"q-{qi}-a-{ai}", [])
+            answer["flag_choices"] = _flag_choices(answer_flag_codes(answer["answer_type"]))
+    return pairs
 
 
 def _flag_choices(codes) -> list[tuple[str, str]]:
@@ -81,10 +66,11 @@ def _flag_choices(codes) -> list[tuple[str, str]]:
 def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extra) -> dict:
     tour = f"p{task.phase}"
     draft = {"verdict": "", "unreadable": False, "justification": "", "flags": {}, **draft}
+    # The one blind context (annotation/visibility.py): the Task stays out of the page.
+    blind = blind_task_context(task)
     return {
+        **blind,
         "task_pk": task.pk,
-        # Only what the save-status fragment needs; the Task itself stays out of the page.
-        "task_view": {"pk": task.pk, "draft_version": task.draft_version},
         "task_status": task.status,
         "draft_version": task.draft_version,
         "phase": task.phase,
@@ -93,7 +79,6 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
         "too_vague": CLAIM_TOO_VAGUE,
         "discard_warning": DISCARD_WARNING,
         "opened_at": task.opened_at,
-        "claim": blind_claim(task.claim),
         "pairs": blind_pairs(task, draft["flags"]),
         "draft": draft,
         "errors": errors,
@@ -157,7 +142,11 @@ def submit_check(request: HttpRequest, pk: int) -> HttpResponse:
 @manager_required
 def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
     """Every round of one claim side by side, with who, when, verdicts, flags and the decision."""
-    claim = get_object_or_404(Claim.objects.select_related("article"), pk=pk)
+    # A manager who holds or may receive a blind check of this claim does not see its
+    # history (annotation/visibility.py): "not found", as for anyone else's task.
+    claim = get_object_or_404(
+        claims_seen_in_full(request.user, Claim.objects.select_related("article")), pk=pk
+    )
     rounds = list(
         claim.evidence_rounds.select_related("task__annotator", "based_on").prefetch_related(
             "questions__answers__source", "questions__evidence_round__claim"

@@ -69,6 +69,11 @@ class FetchRefused(Exception):
     web page). The message is fit to show to the annotator."""
 
 
+class FactCheckRefused(FetchRefused):
+    """The address is (or may be) a fact-check: the viewer shows nothing of it, not even the
+    local index's copy."""
+
+
 class PageUnavailable(Exception):
     """The page could not be fetched: a timeout, a connection error, an HTTP error status."""
 
@@ -164,10 +169,14 @@ class ReadablePage:
     indexed: IndexedCopy | None = None
     problem: str = ""
     refused: bool = False
+    fact_check: bool = False
 
     @property
     def live_link(self) -> str:
-        """The address to try in the reader's own browser; "" when it must not be a link."""
+        """The address to try in the reader's own browser; "" when it must not be a link
+        (not a web page, or a fact-check the viewer refused)."""
+        if self.fact_check:
+            return ""
         return self.url if is_web_address(self.url) else ""
 
     @property
@@ -195,9 +204,10 @@ def unreadable(url: str, error: FetchRefused | PageUnavailable) -> ReadablePage:
     return ReadablePage(
         page=None,
         url=url,
-        indexed=indexed_copy(url),
+        indexed=None if isinstance(error, FactCheckRefused) else indexed_copy(url),
         problem=str(error),
         refused=isinstance(error, FetchRefused),
+        fact_check=isinstance(error, FactCheckRefused),
     )
 
 

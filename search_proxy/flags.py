@@ -20,8 +20,20 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from search_proxy.models import FactCheckingDomain, MisinformationDomain, parse_domain_entry
-from search_proxy.webaddress import host_of, normalize_url, split_host, unwrap_archive_url
+from search_proxy.models import (
+    FactCheckingDomain,
+    FetchedPage,
+    MisinformationDomain,
+    Source,
+    parse_domain_entry,
+)
+from search_proxy.webaddress import (
+    canonical_address,
+    host_of,
+    normalize_url,
+    split_host,
+    unwrap_archive_url,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -82,26 +94,113 @@ def is_misinformation(url: str) -> bool:
     return bool(MisinformationDomain.objects.matching(url))
 
 
+@dataclass(frozen=True)
+class FactCheckFinding:
+    """What the fact-check test found for one address.
+
+    reveals: a fact-check, the claim's own article, or an address whose target cannot be
+    known offline (`possibly`: treated as revealing everywhere, with its own message).
+    """
+
+    address: str
+    canonical: str
+    reveals: bool
+    possibly: bool = False
+    rule: str = ""
+    own_article: bool = False
+    wrappers: tuple[str, ...] = ()
+    unresolved: str = ""
+
+    @property
+    def message(self) -> str:
+        """Why the address cannot be used, for the one who typed it; "" when it can."""
+        if not self.reveals:
+            return ""
+        via = f" (behind {', '.join(self.wrappers)})" if self.wrappers else ""
+        if self.possibly:
+            return (
+                f"This is a shortened or archived link ({self.unresolved}) whose page cannot "
+                "be checked here: it may be a fact-check. Give the full address of the page "
+                "itself."
+            )
+        if self.own_article:
+            return (
+                f"This is the claim's own fact-checking article{via}; it cannot be used as "
+                "evidence."
+            )
+        return (
+            f"{self.rule} is a fact-checking site{via}; fact-checking articles are not allowed "
+            "as evidence. Use the sources the fact-check links to instead."
+        )
+
+
+def known_target(address: str) -> str | None:
+    """Where a short link (shortener, archive.today id) leads, when something stored knows:
+    the page a stored archive copy was made of, or where a stored snapshot's redirects
+    ended. Nothing is fetched."""
+    text = address.strip()
+    page = (
+        Source.objects.filter(archived_url=text).values_list("url", flat=True).first()
+        if text
+        else None
+    )
+    if page:
+        return page
+    final = (
+        FetchedPage.objects.filter(normalized_url=normalize_url(text))
+        .exclude(final_url="")
+        .order_by("-last_seen_at")
+        .values_list("final_url", flat=True)
+        .first()
+    )
+    if final and normalize_url(final) != normalize_url(text):
+        return final
+    return None
+
+
+def fact_check_finding(url: str, own_article: str | None = None) -> FactCheckFinding:
+    """The one fact-check test: on the canonical address (archive copies, caches,
+    translators, redirectors and known short links unwrapped), the host and path rules of
+    FactCheckingDomain, and the claim's own article when given. Shortened links whose
+    target is unknown are possibly revealing."""
+    return fact_check_findings([url], own_article)[0]
+
+
+def fact_check_findings(urls: list[str], own_article: str | None = None) -> list[FactCheckFinding]:
+    """fact_check_finding for many addresses, with one rule query for all of them."""
+    canon = [canonical_address(u, known_target) for u in urls]
+    rules = FactCheckingDomain.objects.matching_each([c.address for c in canon if c.address])
+    own = normalize_url(canonical_address(own_article, known_target).address) if own_article else ""
+    findings = []
+    for url, c in zip(urls, canon, strict=True):
+        common = {"address": url, "canonical": c.address, "wrappers": c.wrappers}
+        if c.unresolved:
+            findings.append(
+                FactCheckFinding(**common, reveals=True, possibly=True, unresolved=c.unresolved)
+            )
+        elif own and c.address and normalize_url(c.address) == own:
+            findings.append(FactCheckFinding(**common, reveals=True, own_article=True))
+        elif matched := rules.get(c.address):
+            findings.append(FactCheckFinding(**common, reveals=True, rule=str(matched[0])))
+        else:
+            findings.append(FactCheckFinding(**common, reveals=False))
+    return findings
+
+
 def is_fact_checker(url: str) -> bool:
-    return bool(FactCheckingDomain.objects.matching(url))
+    """Whether `url` is (or may be) a fact-check, on its canonical address."""
+    return fact_check_finding(url).reveals
 
 
 def source_problem(url: str, own_article: str | None = None) -> str | None:
     """Why `url` cannot be evidence, or None when it can; `own_article` is the address of
     the claim's fact-checking article, when there is a claim.
 
-    Refuses fact-checking sites and the claim's own fact-checking article, including its
-    web.archive.org copies. The Phase 2 form shows the message to the annotator.
+    Refuses fact-checks and the claim's own article however the address is wrapped, and
+    short links that cannot be checked. The Phase 2 form shows the message to the annotator.
     """
-    if own_article and normalize_url(url) == normalize_url(own_article):
-        return "This is the claim's own fact-checking article; it cannot be used as evidence."
-    rules = FactCheckingDomain.objects.matching(url)
-    if rules:
-        return (
-            f"{rules[0]} is a fact-checking site; fact-checking articles are not allowed "
-            "as evidence. Use the sources the fact-check links to instead."
-        )
-    return None
+    finding = fact_check_finding(url, own_article)
+    return finding.message or None
 
 
 @dataclass(frozen=True)
@@ -111,10 +210,10 @@ class Flags:
 
 
 def flags_for(urls: list[str]) -> Flags:
-    """Which of `urls` are misinformation sources and fact-checkers: two queries in all."""
+    """Which of `urls` are misinformation sources and (possibly) fact-checks."""
     return Flags(
         misinformation=frozenset(MisinformationDomain.objects.matching_each(urls)),
-        fact_checkers=frozenset(FactCheckingDomain.objects.matching_each(urls)),
+        fact_checkers=frozenset(f.address for f in fact_check_findings(urls) if f.reveals),
     )
 
 

@@ -7,6 +7,7 @@ cache, rate limit and logging) and fetch.py (the page viewer).
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import re
@@ -365,6 +366,10 @@ def path_is_under(url: str, prefix: str) -> bool:
         return False
     path = path.lower().rstrip("/")
     wanted = "/" + prefix.strip("/").lower()
+    if "*" in wanted:
+        # A pattern: "article/*fact-check*" covers apnews.com/article/fact-check-x-123;
+        # "*" matches across "/" too, so "politics/*fact-checker*" covers any date folders.
+        return fnmatch.fnmatchcase(path, wanted) or fnmatch.fnmatchcase(path, wanted + "/*")
     return path == wanted or path.startswith(wanted + "/")
 
 
@@ -400,7 +405,7 @@ class DomainRule(models.Model):
         max_length=300,
         blank=True,
         help_text='Only pages under this path, e.g. "blog" for example.com/blog/...; '
-        "empty for the whole site.",
+        '"*" matches any text, e.g. "article/*fact-check*"; empty for the whole site.',
     )
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -498,7 +503,7 @@ class SearchLog(models.Model):
     backend = models.CharField(max_length=20)
     result_urls = models.JSONField(default=list, blank=True)
     hidden_count = models.PositiveSmallIntegerField(
-        default=0, help_text="Results hidden: the claim's own fact-checking article."
+        default=0, help_text="Results hidden: the claim's own article and fact-checks."
     )
     dropped_count = models.PositiveSmallIntegerField(
         default=0, help_text="Results dropped: published on or after the claim date."

@@ -214,8 +214,11 @@ def cache_key(backend: str, query: str, before: date, country: str | None, page:
 def restrict_and_flag(
     raw: list[SearchResult], *, before: date, own_article: str | None = None
 ) -> tuple[list[FlaggedResult], int, int]:
-    """(results to show, how many were hidden as the claim's own article, how many were
-    dropped as published on or after `before`)."""
+    """(results to show, how many were hidden as the claim's own article or as a (possibly)
+    fact-checking page, how many were dropped as published on or after `before`).
+
+    Fact-checks are hidden for everyone, like the page viewer refuses them: their titles and
+    snippets carry verdicts, and a searcher may also hold a blind check (issue 23)."""
     normalized = {r.url: normalize_url(r.url) for r in raw}
     undated = [
         normalized[r.url]
@@ -228,7 +231,9 @@ def restrict_and_flag(
     shown: list[FlaggedResult] = []
     hidden = dropped = 0
     for r in raw:
-        if own_article is not None and normalized[r.url] == own_article:
+        if (own_article is not None and normalized[r.url] == own_article) or (
+            r.url in marks.fact_checkers
+        ):
             hidden += 1
             continue
         published, date_source = r.published, r.date_source
@@ -338,6 +343,11 @@ def open_page(
     Raises fetch.FetchRefused, fetch.PageUnavailable or RateLimited; the click is logged
     with its outcome either way.
     """
+    # Refused for everyone before anything is fetched or logged: someone who also holds a
+    # blind check must not read a fact-check here, whatever its address looks like.
+    finding = flags.fact_check_finding(url, scope.article_url if scope is not None else None)
+    if finding.reveals:
+        raise fetch.FactCheckRefused(finding.message)
     if user is not None:
         _check_window(
             SearchClick.objects.filter(user=user), settings.PAGE_FETCH_RATE_LIMIT, "opened pages"

@@ -5,6 +5,7 @@ fact-checker and misinformation lists.
 """
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -176,3 +177,188 @@ def split_host(host: str) -> tuple[str, str, str]:
     """(subdomains, domain, public suffix): "a.b.example.co.uk" -> ("a.b", "example", "co.uk")."""
     parts = _DOMAINS.extract_str(host)
     return parts.subdomain, parts.domain, parts.suffix
+
+
+# --- The canonical address: the page behind archive copies, caches and redirects ---------
+#
+# A fact-check must be recognised however its address was written: as an archive copy, a
+# cached or translated copy, behind a redirector or a shortener. canonical_address() peels
+# those wrappers off, offline; flags.fact_check_finding() matches what is left against the
+# fact-checking rules. A wrapper whose target cannot be known offline (a shortened link, an
+# archive.today short id) is reported as unresolved, and callers treat it as possibly
+# revealing.
+
+# The most wrappers peeled off one address: more than any real link has, and a bound.
+MAX_UNWRAP = 8
+
+_ANY_WAYBACK = re.compile(
+    r"^https?://(?:www\.)?(?:web\.|wayback\.)?archive\.org/web/(?:\d{1,14}|\*)(?:[a-z]{2}_)?/"
+    r"(?P<url>.+)$",
+    re.IGNORECASE,
+)
+_ARCHIVE_TODAY_HOST = re.compile(r"^(?:www\.)?archive\.(?:today|ph|is|md|li|vn|fo)$", re.IGNORECASE)
+# archive.ph/2020.10.01-123456/https://..., archive.ph/newest/..., archive.ph/o/AbCd1/...
+_ARCHIVE_TODAY_WRAPPED = re.compile(
+    r"^/(?:(?:[\d.\-]{4,20}|newest|oldest|o/[\w]+)/)?(?P<url>(?:https?:/?/?)?[^/\s]+\.[^/\s]+.*)$",
+    re.IGNORECASE,
+)
+_ARCHIVE_TODAY_ID = re.compile(r"^/[A-Za-z0-9]{4,10}(?:/.*)?$")
+
+# Link shorteners: their target is only known by asking them, which a check never does.
+SHORTENERS = frozenset(
+    {
+        "apne.ws", "amzn.to", "bit.do", "bit.ly", "bitly.com", "buff.ly", "cutt.ly", "dlvr.it",
+        "fb.me", "goo.gl", "ift.tt", "is.gd", "j.mp", "lnkd.in", "nyti.ms", "ow.ly",
+        "politi.co", "rb.gy", "rebrand.ly", "reut.rs", "s.id", "shorturl.at", "snip.ly",
+        "t.co", "t.ly", "tiny.cc", "tinyurl.com", "trib.al", "v.gd", "wapo.st", "wp.me",
+        "chng.it", "po.st", "shar.es", "cnn.it", "bbc.in", "abcn.ws", "n.pr", "on.wsj.com",
+        "ti.me", "usat.ly", "youtu.be", "aje.io", "fxn.ws", "hill.cm", "nbcnews.to", "pst.cr",
+    }
+)  # fmt: skip
+
+# Redirectors that carry their target in a query parameter: host (or registered-domain name
+# for Google's many countries), path, parameter names.
+_REDIRECTORS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("l.facebook.com", "/l.php", ("u",)),
+    ("lm.facebook.com", "/l.php", ("u",)),
+    ("m.facebook.com", "/l.php", ("u",)),
+    ("facebook.com", "/l.php", ("u",)),
+    ("l.messenger.com", "/l.php", ("u",)),
+    ("l.instagram.com", "/", ("u",)),
+    ("out.reddit.com", "", ("url",)),
+    ("youtube.com", "/redirect", ("q",)),
+    ("m.youtube.com", "/redirect", ("q",)),
+    ("t.umblr.com", "/redirect", ("z",)),
+    ("vk.com", "/away.php", ("to",)),
+    ("linkedin.com", "/redir/redirect", ("url",)),
+    ("duckduckgo.com", "/l/", ("uddg",)),
+    ("slack-redir.net", "/link", ("url",)),
+    ("translate.google.com", "/translate", ("u",)),
+    ("translate.google.com", "/website", ("u",)),
+)
+_TRANSLATE_PARAM = re.compile(r"^_x_tr_", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CanonicalAddress:
+    """The page an address stands for. `wrappers` names what was peeled off, outermost first;
+    `unresolved` names a shortener or archive id whose target is unknown ("" when known)."""
+
+    written: str
+    address: str
+    wrappers: tuple[str, ...] = ()
+    unresolved: str = ""
+
+
+def canonical_address(url: str, known_target=None) -> CanonicalAddress:
+    """The live page behind `url`: archive copies (Wayback Machine, archive.today wrapped or
+    by id), Google's cache, AMP caches, Google Translate's proxy, redirectors and shorteners
+    peeled off, at most MAX_UNWRAP deep.
+
+    known_target(address) -> address | None tells the target of a short link (a shortener,
+    an archive.today id) when something stored knows it; nothing is ever fetched.
+    """
+    written = (url or "").strip()
+    current = written
+    wrappers: list[str] = []
+    for _step in range(MAX_UNWRAP):
+        peeled = _peel(current)
+        if peeled is None:
+            break
+        kind, inner = peeled
+        if inner is None:  # a short link: only stored knowledge can say where it goes
+            target = known_target(current) if known_target else None
+            if not target or target.strip() == current:
+                return CanonicalAddress(written, current, tuple(wrappers), unresolved=kind)
+            inner = target.strip()
+        wrappers.append(kind)
+        current = inner
+    return CanonicalAddress(written, current, tuple(wrappers))
+
+
+def _with_scheme(text: str, secure: bool = True) -> str:
+    text = re.sub(r"^(https?):/(?!/)", r"\1://", text.strip(), flags=re.IGNORECASE)
+    if re.match(r"^https?://", text, re.IGNORECASE):
+        return text
+    return ("https://" if secure else "http://") + text.lstrip("/")
+
+
+def _peel(url: str) -> tuple[str, str | None] | None:
+    """(wrapper kind, the wrapped address or None for a short link), or None: not wrapped."""
+    if not url:
+        return None
+    if match := _ANY_WAYBACK.match(url):
+        return "web.archive.org", _with_scheme(match.group("url"), secure=False)
+    try:
+        parts = urlsplit(url if "://" in url else "http://" + url)
+        host = (parts.hostname or "").lower().rstrip(".")
+    except ValueError:
+        return None
+    bare = host[4:] if host.startswith("www.") else host
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if _ARCHIVE_TODAY_HOST.match(host):
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        if match := _ARCHIVE_TODAY_WRAPPED.match(path):
+            return "archive.today", _with_scheme(match.group("url"), secure=False)
+        if _ARCHIVE_TODAY_ID.fullmatch(parts.path):
+            return "archive.today id", None
+        return None
+    if bare == "webcache.googleusercontent.com":
+        for key, value in query:
+            if key == "q" and value.startswith("cache:"):
+                inner = value[len("cache:") :].split(" ", 1)[0]
+                # cache:<id>:<address> or cache:<address>
+                if not re.match(r"^https?:", inner, re.IGNORECASE) and ":" in inner:
+                    head, rest = inner.split(":", 1)
+                    if re.fullmatch(r"[\w-]{6,20}", head):
+                        inner = rest
+                return "Google cache", _with_scheme(inner)
+        return None
+    if bare.endswith(".cdn.ampproject.org") or bare == "cdn.ampproject.org":
+        match = re.match(r"^/(?:c|v|i|r|wp)/(?P<s>s/)?(?P<rest>[^/]+\.[^/]+.*)$", parts.path)
+        if match:
+            rest = match.group("rest")
+            kept = [(k, v) for k, v in query if k not in ("amp_js_v", "usqp", "amp_gsa")]
+            if kept:
+                rest += "?" + urlencode(kept)
+            return "AMP cache", ("https://" if match.group("s") else "http://") + rest
+        return None
+    if _is_google(bare) and parts.path.startswith("/amp/"):
+        rest = parts.path[len("/amp/") :]
+        secure = rest.startswith("s/")
+        rest = rest[2:] if secure else rest
+        if "." in rest.split("/", 1)[0]:
+            return "Google AMP", ("https://" if secure else "http://") + rest
+        return None
+    if bare.endswith(".translate.goog"):
+        encoded = bare[: -len(".translate.goog")]
+        # Google writes "-" in a host as "--" and "." as "-".
+        real = ".".join(p.replace("\x00", "-") for p in encoded.replace("--", "\x00").split("-"))
+        kept = [(k, v) for k, v in query if not _TRANSLATE_PARAM.match(k)]
+        rebuilt = urlunsplit(("https", real, parts.path or "/", urlencode(kept), ""))
+        return "Google Translate", rebuilt
+    if _is_google(bare) and parts.path in ("/url", "/url/"):
+        for key, value in query:
+            if key in ("q", "url") and re.match(r"^https?://", value, re.IGNORECASE):
+                return "Google redirect", value
+        return None
+    for redirector, path, names in _REDIRECTORS:
+        if bare == redirector and (not path or parts.path.rstrip("/") == path.rstrip("/")):
+            for key, value in query:
+                if key in names and re.match(r"^(https?:)?//|^[^/\s]+\.[^/\s]+", value):
+                    return redirector, _with_scheme(value)
+            return None
+    if bare == "href.li" and parts.query:
+        return "href.li", _with_scheme(parts.query)
+    if bare in SHORTENERS:
+        if bare == "youtu.be" and re.fullmatch(r"/[\w-]{6,20}", parts.path):
+            return "youtu.be", f"https://www.youtube.com/watch?v={parts.path[1:]}"
+        if len(parts.path.strip("/")) > 0:
+            return bare, None
+    return None
+
+
+def _is_google(host: str) -> bool:
+    """google.com, google.co.uk, google.de...: Google's own hosts (not "google.example.org")."""
+    subdomain, domain, suffix = split_host(host)
+    return domain == "google" and bool(suffix) and subdomain in ("", "www")

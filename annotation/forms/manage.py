@@ -21,9 +21,18 @@ class BulkAccountsForm(forms.Form):
     phases = forms.TypedMultipleChoiceField(
         choices=PHASE_CHOICES,
         coerce=int,
-        initial=[1, 2, 3],
+        required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Phases the new annotators may work on.",
+        help_text=(
+            "Leave empty: new annotators qualify for P1-P3 by passing training. Ticking P1-P3 "
+            "skips their training and needs a reason below."
+        ),
+    )
+    waiver_reason = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Reason for skipping training",
+        help_text="Kept in the audit log for each account, e.g. 'trained in the 2024 round'.",
     )
 
     def clean(self):
@@ -85,6 +94,18 @@ class AccountForm(forms.Form):
         choices=PHASE_CHOICES, coerce=int, required=False, widget=forms.CheckboxSelectMultiple
     )
     active = forms.BooleanField(required=False, help_text="Inactive accounts cannot sign in.")
+    waiver_reason = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Reason for skipping training",
+        help_text="Needed to tick P1-P3 for someone who has not passed that phase's training.",
+    )
+    researcher_annotates = forms.BooleanField(
+        required=False,
+        label="Let this researcher take annotation tasks",
+        help_text="Researchers hold no phases unless this is ticked. A researcher who "
+        "annotates sees the claims they may check blind only as a blind checker does.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -105,6 +126,8 @@ class AccountForm(forms.Form):
             "role": user.role,
             "phases": user.qualified_phases,
             "active": user.is_active,
+            "researcher_annotates": user.role == User.Role.RESEARCHER
+            and bool(user.qualified_phases),
             **{f"quota_{p}": quotas.get(p) for p in Phase.values},
         }
         return cls(data, initial=initial)

@@ -5,8 +5,8 @@ from django import forms
 from annotation.models import QualificationThresholds
 from annotation.vocabulary import ClaimType, Phase, Strategy, Verdict
 
-# Enough boxes for the shared task's bar of two pairs and a little more.
-TRAINING_PAIRS = 3
+# Enough boxes for the shared task's bar of two real pairs, with room for pairs that miss.
+TRAINING_PAIRS = 5
 
 
 class TrainingForm(forms.Form):
@@ -63,7 +63,13 @@ class TrainingForm(forms.Form):
 class ThresholdsForm(forms.ModelForm):
     class Meta:
         model = QualificationThresholds
-        fields = ["type_strategy_f1", "min_qa_pairs", "verdict_accuracy", "items_per_phase"]
+        fields = [
+            "type_strategy_f1",
+            "min_qa_pairs",
+            "verdict_accuracy",
+            "practice_items",
+            "items_per_phase",
+        ]
         widgets = {
             "type_strategy_f1": forms.NumberInput(attrs={"step": "0.05", "min": 0, "max": 1}),
             "verdict_accuracy": forms.NumberInput(attrs={"step": "0.05", "min": 0, "max": 1}),

@@ -232,6 +232,10 @@ def draft_warnings(task: Task, draft: dict) -> dict:
     return {}
 
 
+def _task_view(task: Task) -> dict:
+    return {"pk": task.pk, "draft_version": task.draft_version}
+
+
 @require_POST
 @login_required
 def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
@@ -250,7 +254,9 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
     if resuming and task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
         task.refresh_from_db()
     handed = hand_in_post(request, task, draft, kind=handin.Kind.SAVE)
-    context = {"task": handed.task, "autosave": True, "revision": handed.revision.pk}
+    # The save-status fragment needs only the task's number and version; blind work never
+    # gets the Task itself (annotation/visibility.py).
+    context = {"task": _task_view(handed.task), "autosave": True, "revision": handed.revision.pk}
     if handed.refused or handed.outcome == handin.DUPLICATE:
         # Another tab saved newer work, or the task is no longer open: the text is kept.
         context.update(conflict_context(handed, draft))

@@ -93,10 +93,17 @@ def import_articles(request: HttpRequest) -> HttpResponse:
 def people(request: HttpRequest) -> HttpResponse:
     form = BulkAccountsForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        created = accounts.create_annotators(
-            form.cleaned_data["names"], request.user, form.cleaned_data["phases"]
-        )
-        return show_one_time_passwords(request, created)
+        try:
+            created = accounts.create_annotators(
+                form.cleaned_data["names"],
+                request.user,
+                form.cleaned_data["phases"],
+                form.cleaned_data["waiver_reason"],
+            )
+        except accounts.AccountError as exc:
+            form.add_error("waiver_reason", str(exc))
+        else:
+            return show_one_time_passwords(request, created)
     return _people_page(request, form)
 
 
@@ -128,18 +135,22 @@ def person(request: HttpRequest, pk: int) -> HttpResponse:
     form = AccountForm.for_user(user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            accounts.update_account(
+            warnings = accounts.update_account(
                 user,
                 request.user,
                 role=form.cleaned_data["role"],
                 phases=form.cleaned_data["phases"],
                 quotas=form.quotas(),
                 active=form.cleaned_data["active"],
+                waiver_reason=form.cleaned_data["waiver_reason"],
+                researcher_annotates=form.cleaned_data["researcher_annotates"],
             )
         except accounts.AccountError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Saved {user.username}.")
+            for warning in warnings:
+                messages.warning(request, warning)
             return redirect("annotation:people")
     return render(
         request,

@@ -10,11 +10,12 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import assignment, handin
-from annotation.blindness import EVIDENCE_PHASES, blind_claim, is_blind
+from annotation.blindness import EVIDENCE_PHASES, is_blind
 from annotation.models import Task
 from annotation.phases import parts_of
 from annotation.views import evidence, phase1
 from annotation.views.editing import own_task_or_404
+from annotation.visibility import blind_task_context
 from annotation.vocabulary import Phase
 
 
@@ -101,13 +102,19 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
         ).first()
     else:
         previous = own.last()
-    blind = is_blind(task.phase)
+    if is_blind(task.phase):
+        # Blind work gets the one blind context (annotation/visibility.py), never models.
+        context = blind_task_context(task) | {
+            "previous_pk": previous.pk if previous else None,
+            "next_pk": next_one.pk if next_one else None,
+            "closed_reason": handin.closed_reason(task),
+        }
+        return render(request, "annotation/blind_task.html", context)
     context = {
         "task": task,
         "closed_reason": handin.closed_reason(task),
-        "blind": blind,
-        # A blind phase gets the claim only as annotation/blindness.py lets it see it.
-        "claim": blind_claim(task.claim) if blind and task.claim else task.claim,
+        "blind": False,
+        "claim": task.claim,
         "previous": previous,
         "next": next_one,
         "evidence": task.evidence_shown(),

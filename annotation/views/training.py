@@ -1,17 +1,29 @@
 """Training on gold claims (P1-P3) with side-by-side feedback, and the thresholds page."""
 
+from contextlib import suppress
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation import training
 from annotation.blindness import blind_claim, is_blind
 from annotation.forms.training import ThresholdsForm, TrainingForm
-from annotation.models import Claim, QualificationThresholds, TrainingAnswer
+from annotation.models import (
+    Claim,
+    QualificationThresholds,
+    TrainingAnswer,
+    TrainingDraw,
+    User,
+)
 from annotation.views.manage import manager_required
+from annotation.views.phase1 import article_links
 from annotation.vocabulary import Phase
+from search_proxy import service
+from search_proxy.backends import SearchUnavailable
 
 
 def _training_phase(phase: int) -> Phase:
@@ -20,7 +32,14 @@ def _training_phase(phase: int) -> Phase:
     return Phase(phase)
 
 
-def _page(request: HttpRequest, phase: Phase, claim: Claim | None, form, status=200):
+def _page(
+    request: HttpRequest,
+    phase: Phase,
+    claim: Claim | None,
+    form,
+    status: int = 200,
+    refusal: str = "",
+):
     blind = claim is not None and is_blind(phase)
     return render(
         request,
@@ -32,9 +51,14 @@ def _page(request: HttpRequest, phase: Phase, claim: Claim | None, form, status=
             # never the label.
             "claim": blind_claim(claim) if blind else claim,
             "pairs": training.gold_pairs(claim) if blind else [],
+            # As in the real phase: P1 and P2 read the fact-checking article; P2 also
+            # searches pages from before the claim date. P3 is blind to both.
+            "links": article_links(claim.article.url) if claim and not blind else None,
+            "searches": claim is not None and phase == Phase.QUESTIONS,
             "form": form,
-            "standing": training.standing(request.user, phase),
+            "standing": training.standing(request.user, phase, explain=True),
             "qualified": request.user.is_qualified_for(phase),
+            "refusal": refusal,
         },
         status=status,
     )
@@ -43,6 +67,10 @@ def _page(request: HttpRequest, phase: Phase, claim: Claim | None, form, status=
 @login_required
 def train(request: HttpRequest, phase: int) -> HttpResponse:
     phase = _training_phase(phase)
+    # The trainee's own sequence is drawn on their first visit and kept. When the pool
+    # cannot give one, the standing on the page says why (Standing.problem).
+    with suppress(training.TrainingRefused):
+        training.draw(request.user, phase)
     claim = training.next_training_claim(request.user, phase)
     return _page(request, phase, claim, TrainingForm(phase) if claim else None)
 
@@ -55,8 +83,52 @@ def hand_in(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
     form = TrainingForm(phase, request.POST)
     if not form.is_valid():
         return _page(request, phase, claim, form, status=422)
-    answer = training.hand_in(request.user, phase, claim, form.answer())
+    try:
+        answer = training.hand_in(request.user, phase, claim, form.answer())
+    except training.TrainingRefused as exc:
+        # Not this trainee's next drawn claim: nothing is recorded; the page shows the
+        # claim that is.
+        following = training.next_training_claim(request.user, phase)
+        return _page(
+            request,
+            phase,
+            following,
+            TrainingForm(phase) if following else None,
+            status=409,
+            refusal=str(exc),
+        )
     return redirect("annotation:training-feedback", pk=answer.pk)
+
+
+@login_required
+def search(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
+    """The P2 search panel of training, bounded like the real one (pages before the claim
+    date, never its own article); only for a claim drawn for this trainee."""
+    if phase != Phase.QUESTIONS:
+        raise Http404("only P2 training searches")
+    item = get_object_or_404(
+        TrainingDraw.objects.select_related("claim__article"),
+        annotator=request.user,
+        phase=phase,
+        claim_id=claim_pk,
+    )
+    claim = item.claim
+    query = request.GET.get("q", "").strip()
+    context = {"query": query, "claim_pk": claim.pk, "phase": Phase(phase)}
+    if query:
+        try:
+            context["results"] = service.search(
+                query,
+                before=claim.claim_date,
+                country=claim.location_iso_code,
+                page=1,
+                user=request.user,
+                scope=claim.search_scope(),
+            )
+        except (service.SearchError, SearchUnavailable) as exc:
+            context["error"] = str(exc)
+    context["search_url"] = reverse("annotation:training-search", args=[phase, claim.pk])
+    return render(request, "annotation/training.html#training-search-results", context)
 
 
 @login_required
@@ -91,8 +163,19 @@ def qualification(request: HttpRequest) -> HttpResponse:
         "annotation/qualification.html",
         {
             "form": form,
-            "trainees": training.training_overview().order_by("username"),
+            "trainees": training.training_overview(),
             "phases": training.TRAINING_PHASES,
         },
         status=422 if form.errors else 200,
+    )
+
+
+@manager_required
+def trainee(request: HttpRequest, pk: int) -> HttpResponse:
+    """One trainee's scores and answers, phase by phase, beside the gold."""
+    person = get_object_or_404(User, pk=pk)
+    return render(
+        request,
+        "annotation/trainee.html",
+        {"person": person, "record": training.trainee_record(person)},
     )

@@ -244,7 +244,7 @@ def test_the_session_cookie_lasts_as_long_as_the_idle_timeout(settings):
 
 
 def bulk_create(client, names: str):
-    return client.post(reverse("annotation:people"), {"usernames": names, "phases": ["1"]})
+    return client.post(reverse("annotation:people"), {"usernames": names})
 
 
 def test_a_look_alike_of_an_existing_username_is_refused(client, manager):

@@ -40,7 +40,12 @@ def test_bulk_created_accounts_show_their_passwords_in_one_response_and_keep_the
 ):
     client.force_login(manager)
     response = client.post(
-        reverse("annotation:people"), {"usernames": "username\nana\nbasil", "phases": ["1", "2"]}
+        reverse("annotation:people"),
+        {
+            "usernames": "username\nana\nbasil",
+            "phases": ["1", "2"],
+            "waiver_reason": "trained in the pilot round",
+        },
     )
     assert response.status_code == 200
     assert "no-store" in response["Cache-Control"]
@@ -56,7 +61,7 @@ def test_bulk_created_accounts_show_their_passwords_in_one_response_and_keep_the
     assert client.get(reverse("annotation:people")).context["new_passwords"] is None
     assert User.objects.get(username="ana").qualified_phases == [1, 2]
     assert User.objects.get(username="ana").must_change_password
-    assert "created 2 annotator account(s)" in AuditEntry.objects.get().summary
+    assert "created 2 annotator account(s)" in AuditEntry.objects.get(action="accounts").summary
 
 
 def test_bulk_creation_refuses_existing_or_malformed_usernames(client, manager, annotator):
@@ -74,7 +79,8 @@ def test_a_manager_sets_role_phases_quota_and_deactivates_with_an_audit_entry(
     client.force_login(manager)
     response = client.post(
         reverse("annotation:person", args=[annotator.pk]),
-        {"role": "researcher", "phases": ["3"], "quota_3": "10"},
+        # A researcher holds phases only when the manager says so explicitly (issue 23).
+        {"role": "researcher", "phases": ["3"], "quota_3": "10", "researcher_annotates": "on"},
     )
     assert response.status_code == 302
     annotator.refresh_from_db()

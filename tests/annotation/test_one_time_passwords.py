@@ -12,7 +12,9 @@ NEW_PASSWORD = "a much longer own passphrase"
 
 @pytest.fixture
 def newcomer(manager) -> tuple[User, str]:
-    [(name, password)] = accounts.create_annotators(["nina"], manager, [1, 2])
+    [(name, password)] = accounts.create_annotators(
+        ["nina"], manager, [1, 2], "trained in the pilot round"
+    )
     return User.objects.get(username=name), password
 
 

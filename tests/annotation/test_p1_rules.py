@@ -37,6 +37,27 @@ BAD_CLAIMS = {
         {"original_claim_url": "https://web.archive.org/web/2020/" + ARTICLE},
         "original_claim_url",
     ),
+    # Issue 23: any wrapped form of a fact-check, and links that cannot be checked offline.
+    "an archive.ph copy of a fact-check as original URL": (
+        {"original_claim_url": "https://archive.ph/https://www.factcheck.org/2020/10/x/"},
+        "original_claim_url",
+    ),
+    "a Google redirect to a fact-check as original URL": (
+        {"original_claim_url": "https://www.google.com/url?q=https://www.snopes.com/fact-check/x/"},
+        "original_claim_url",
+    ),
+    "a translated fact-check as original URL": (
+        {"original_claim_url": "https://www-politifact-com.translate.goog/factchecks/x/"},
+        "original_claim_url",
+    ),
+    "a shortened link as original URL": (
+        {"original_claim_url": "https://bit.ly/3secret"},
+        "original_claim_url",
+    ),
+    "a fact-checker's own post as original URL": (
+        {"original_claim_url": "https://x.com/PolitiFact/status/1"},
+        "original_claim_url",
+    ),
     "script as media URL": ({"media_url": "javascript:alert(1)"}, "media_url"),
     "no such country": ({"location_iso_code": "ZZ"}, "location_iso_code"),
     "a three-letter country": ({"location_iso_code": "GBR"}, "location_iso_code"),

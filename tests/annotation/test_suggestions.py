@@ -427,3 +427,57 @@ def test_offline_the_sentences_come_from_the_indexed_text_the_viewer_shows(
     )
     assert missing.status_code == 422
     assert b"Open the page in the viewer first" in missing.content
+
+
+# --- Issue 23: a verdict only for claims the viewer can never judge blind -----------------
+
+
+def _p1_duplicates(client, annotator, slug: str):
+    steps.new_article(url=f"https://fullfact.org/online/{slug}/")
+    task = steps.take(annotator, Phase.NORMALISATION)
+    client.force_login(annotator)
+    response = suggest(
+        client, task, text="Council spent 9 million on parks in 2019", claim_date="2020-10-31"
+    )
+    assert response.status_code == 200
+    shown = Suggestion.objects.filter(task=task, kind=SuggestionKind.DUPLICATES)
+    return response.content.decode(), {s.details["claim"]: s.details["verdict"] for s in shown}
+
+
+def test_a_checker_of_an_agreement_sample_sees_its_duplicate_without_a_verdict(
+    client, pool, annotator
+):
+    """Reported: holding the blind agreement-sample P3 task of a claim, an annotator typed
+    its text in P1 and the duplicates showed its verdict."""
+    from annotation.models import Claim
+
+    Claim.objects.filter(pk=pool.pk).update(is_agreement_sample=True)
+    Task.objects.create(
+        phase=Phase.QUALITY_CHECK,
+        article=pool.article,
+        claim=pool,
+        annotator=annotator,
+        status=Task.Status.IN_PROGRESS,
+        is_agreement_sample=True,
+    )
+    body, verdicts = _p1_duplicates(client, annotator, "parks-sample")
+    assert verdicts[pool.pk] == ""
+    assert Verdict.SUPPORTED not in body
+
+
+def test_a_trainee_sees_gold_duplicates_without_their_verdicts_until_trained(
+    client, pool, annotator
+):
+    """Reported: a trainee qualified for P1 read the gold verdicts of training claims."""
+    from annotation.models import Claim
+
+    Claim.objects.filter(pk=pool.pk).update(origin=Claim.Origin.IMPORTED)
+    annotator.qualified_phases = [1]
+    annotator.save()
+    body, verdicts = _p1_duplicates(client, annotator, "parks-trainee")
+    assert verdicts[pool.pk] == ""
+    assert Verdict.SUPPORTED not in body
+    # Someone qualified in every phase training tests: nothing left to be tested on.
+    trained = AnnotatorFactory(username="trained", qualified_phases=[1, 2, 3, 4, 5])
+    _body, verdicts = _p1_duplicates(client, trained, "parks-trained")
+    assert verdicts[pool.pk] == Verdict.SUPPORTED

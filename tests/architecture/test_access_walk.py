@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation import handin, training
-from annotation.models import Batch, SuggestionPoolBuild, User
+from annotation import handin
+from annotation.models import Batch, SuggestionPoolBuild, TrainingAnswer, User
 from annotation.vocabulary import Phase
 from exports.models import ExportJob, ScoringJob, Webhook
 from tests import steps
@@ -78,7 +78,10 @@ PAGES: dict[str, tuple[int, int, int, int]] = {
     "annotation:tour-done": (405, 405, 405, 405),
     "annotation:training-feedback": (302, 200, 404, 404),
     "annotation:training-hand-in": (405, 405, 405, 405),
+    # Only a claim of one's own P2 draw; the walk's people have none.
+    "annotation:training-search": (302, 404, 404, 404),
     "annotation:training": (302, 200, 200, 200),
+    "annotation:trainee": (302, 403, 200, 403),
     "annotation:wording-hints": (302, 200, 200, 200),
     "api-docs": (200, 200, 200, 200),
     "api-schema": (200, 200, 200, 200),
@@ -183,7 +186,10 @@ def world(db):
     task.refresh_from_db()
     accepted = AcceptedClaimFactory()
     gold = GoldClaimFactory()
-    practice = training.hand_in(alice, Phase.NORMALISATION, gold, {"claim_types": []})
+    # The answer itself: training.hand_in would first need a full pool to draw from.
+    practice = TrainingAnswer.objects.create(
+        annotator=alice, phase=Phase.NORMALISATION, claim=gold, answer={}, score={}
+    )
     export = ExportJob.objects.create(requested_by=rita)
     scoring = ScoringJob.objects.create(
         requested_by=rita, predictions="scoring/p.json", references="scoring/r.json"
@@ -193,6 +199,7 @@ def world(db):
     )
     samples = {
         "annotation:person": {"pk": alice.pk},
+        "annotation:trainee": {"pk": alice.pk},
         "annotation:reopen": {"pk": accepted.pk},
         "annotation:batch-suggestions": {
             "pk": Batch.objects.create(name="intake 1", kind=Batch.Kind.INTAKE).pk
@@ -214,6 +221,7 @@ def world(db):
         "annotation:start-next": {"phase": Phase.QUESTIONS},
         "annotation:training": {"phase": Phase.NORMALISATION},
         "annotation:training-hand-in": {"phase": Phase.NORMALISATION, "claim_pk": gold.pk},
+        "annotation:training-search": {"phase": Phase.QUESTIONS, "claim_pk": gold.pk},
         "annotation:training-feedback": {"pk": practice.pk},
         "exports:export-job": {"pk": export.pk},
         "exports:export-download": {"pk": export.pk},

@@ -37,11 +37,14 @@ def test_a_manager_sees_the_charts_and_downloads_a_table(
     assert charts.count() == 3
     assert charts.first.is_visible()
     assert page.locator("svg.chart rect").count() > 5  # bars were drawn
-    assert page.get_by_role("button", name="Qualify crew0 for P5").is_visible()
+    # No one-click qualification: a link to the account's training record instead.
+    assert page.get_by_role("link", name="crew0's training").first.is_visible()
+    assert page.get_by_role("button", name="Qualify crew0 for P5").count() == 0
     # The evidence METEOR arrives after the page, through htmx.
     page.locator("#evidence .figures").wait_for()
     assert "questions only" in page.locator("#evidence").inner_text()
-    screenshot(page, "dashboard-desktop", tmp_path)
+    page.locator("#confusion-legend").scroll_into_view_if_needed()
+    screenshot(page, "dashboard-confusion", tmp_path)
     page.locator("#progress").scroll_into_view_if_needed()
     screenshot(page, "dashboard-progress", tmp_path)
     page.locator("#stuck").scroll_into_view_if_needed()

@@ -53,6 +53,28 @@ def _broken_words(page) -> list[str]:
     )
 
 
+def _clipped(page) -> list[str]:
+    """Boxes whose content is wider than they are (a table cut off in its scroll box, the
+    reported "kappa column outside its 531 px box"), and chart text outside its chart."""
+    return page.evaluate(
+        """() => {
+            const boxes = [...document.querySelectorAll("main *")].filter((el) => {
+                if (!el.offsetParent || el.clientWidth <= 1) return false;
+                const overflow = getComputedStyle(el).overflowX;
+                if (!["auto", "scroll", "hidden"].includes(overflow)) return false;
+                return el.scrollWidth > el.clientWidth + 1;
+            }).map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`
+                + ` (${el.scrollWidth}px in ${el.clientWidth}px)`);
+            const texts = [...document.querySelectorAll("svg.chart text")].filter((t) => {
+                const box = t.getBBox();
+                const width = t.ownerSVGElement.viewBox.baseVal.width;
+                return box.x < -0.5 || box.x + box.width > width + 0.5;
+            }).map((t) => `chart text ${JSON.stringify(t.textContent)}`);
+            return [...boxes, ...texts];
+        }"""
+    )
+
+
 def _serious_accessibility_violations(page) -> list[str]:
     # Served from the page's own origin: the Content-Security-Policy refuses inline scripts.
     page.route(
@@ -125,7 +147,16 @@ def screens(crew):
     return tasks, for_p5
 
 
-def _visit(new_page, username: str, url: str, name: str, tmp_path, *, axe: bool = False):
+def _visit(
+    new_page,
+    username: str,
+    url: str,
+    name: str,
+    tmp_path,
+    *,
+    axe: bool = False,
+    clipped: bool = False,
+):
     problems = []
     for size, viewport in SIZES.items():
         page = new_page(viewport)
@@ -138,6 +169,8 @@ def _visit(new_page, username: str, url: str, name: str, tmp_path, *, axe: bool 
         problems += [
             f"{name} at {size}: {text!r} breaks inside a word" for text in _broken_words(page)
         ]
+        if clipped:
+            problems += [f"{name} at {size}: {box} is cut off" for box in _clipped(page)]
         screenshot(page, f"{name}-{size}", tmp_path)
         if axe and size == "phone":
             problems += [f"{name}: {v}" for v in _serious_accessibility_violations(page)]
@@ -171,12 +204,47 @@ def test_every_screen_fits_a_phone_and_the_phase_screens_pass_axe(
         ("/annotate/manage/assign/", "manager-assign"),
         ("/annotate/manage/tasks/", "manager-tasks"),
         ("/annotate/manage/audit/", "manager-audit"),
+        ("/annotate/manage/qualification/", "manager-qualification"),
         (f"/review/claims/{claim.pk}/", "manager-claim-history"),
         ("/exports/", "exports"),
         ("/exports/statistics/", "exports-statistics"),
     ]:
         problems += _visit(new_page, manager.username, url, name, tmp_path)
     assert problems == [], "\n".join(problems)
+
+
+def test_the_dashboard_fits_a_laptop_and_a_phone_with_nothing_cut_off(
+    new_page, agreement_claims, manager, tmp_path
+):
+    # Names as long as real ones, in Cohen's table and the per-annotator table.
+    for person in User.objects.filter(username__startswith="crew"):
+        person.username = f"annotator-{person.username}-of-the-spring-batch"
+        person.save()
+
+    problems = _visit(
+        new_page, manager.username, "/review/dashboard/", "dashboard", tmp_path, clipped=True
+    )
+
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_clipping_check_can_fail(new_page, manager, tmp_path):
+    """A table squeezed into a narrow scroll box, as the Cohen's table was, is reported."""
+    page = new_page()
+    sign_in(page, manager.username)
+    page.goto("/annotate/manage/people/")
+    page.evaluate(
+        """() => {
+            const box = document.createElement("div");
+            box.style.overflowX = "auto";
+            box.style.width = "120px";
+            box.innerHTML = "<table><tr><td>annotator-one-with-a-long-name</td>"
+                + "<td>0.123456789</td></tr></table>";
+            document.querySelector("main").append(box);
+        }"""
+    )
+
+    assert _clipped(page)
 
 
 def test_on_a_phone_search_is_one_tap_away_and_a_used_result_shows_its_answer(

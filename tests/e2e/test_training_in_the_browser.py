@@ -2,6 +2,7 @@
 
 import pytest
 
+from annotation.models import QualificationThresholds
 from annotation.vocabulary import ClaimType, Strategy
 from tests.e2e.conftest import screenshot, sign_in
 from tests.factories import AnnotatorFactory, GoldClaimFactory
@@ -10,7 +11,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_a_training_item_shows_the_side_by_side_feedback(new_page, tmp_path):
-    GoldClaimFactory()
+    # A small protocol: one practice claim, one judged; six claims fill every pool.
+    QualificationThresholds.objects.create(practice_items=1, items_per_phase=1)
+    for _ in range(6):
+        GoldClaimFactory()
     AnnotatorFactory(username="trainee", qualified_phases=[], completed_tours=["p1"])
     page = new_page()
     sign_in(page, "trainee")

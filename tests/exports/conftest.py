@@ -89,3 +89,13 @@ def eager_tasks():
 def media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     return settings.MEDIA_ROOT
+
+
+@pytest.fixture(autouse=True)
+def _references_cache_in_tmp(tmp_path_factory, monkeypatch):
+    """Scoring keeps the references' prepared text (pipeline.reference_cache): in a test's
+    own folder, never in the installation's shared cache."""
+    from pipeline import reference_cache
+
+    folder = tmp_path_factory.mktemp("scoring-cache")
+    monkeypatch.setattr(reference_cache, "default_cache_dir", lambda: folder)

@@ -243,3 +243,28 @@ def test_the_export_form_does_not_promise_a_date_format_the_picker_does_not_show
     client.force_login(researcher)
     body = client.get(reverse("exports:export-list")).content.decode()
     assert "YYYY-MM-DD" not in body and 'type="date"' in body
+
+
+def test_an_export_leaves_out_claims_its_requester_may_still_check_blind(
+    researcher, accepted_claims, media_root
+):
+    """Issue 23: a researcher given P3 who may receive an agreement sample's open check of
+    an accepted claim gets no record of it; one without phases gets every claim."""
+    from annotation.models import Task, User
+    from annotation.vocabulary import Phase
+    from tests.factories import AnnotatorFactory
+
+    sample = accepted_claims[0]
+    Task.objects.create(
+        phase=Phase.QUALITY_CHECK, article=sample.article, claim=sample, is_agreement_sample=True
+    )
+    checker = AnnotatorFactory(username="ruth", role=User.Role.RESEARCHER, qualified_phases=[3])
+    counts = {}
+    for person in (researcher, checker):
+        job = ExportJob.objects.create(requested_by=person, fmt="jsonl")
+        run_export_job(job.pk)
+        job.refresh_from_db()
+        lines = job.path.read_text().splitlines()
+        counts[person.username] = sorted(json.loads(line)["claim"] for line in lines)
+    assert counts["rita"] == sorted(c.text for c in accepted_claims)
+    assert counts["ruth"] == sorted(c.text for c in accepted_claims[1:])

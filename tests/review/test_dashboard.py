@@ -6,7 +6,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.models import AuditEntry, Batch, User
+from annotation.models import Batch, User
 from annotation.vocabulary import Phase
 from review.progress import stuck_tasks
 from tests.factories import AnnotatorFactory
@@ -39,8 +39,10 @@ def test_each_table_downloads_as_csv_with_its_header(client, manager, agreement_
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0]  # the header
     if table == "agreement":
-        parallel = next(r for r in rows if r[0].startswith("Independent P2"))
-        assert float(parallel[4]) == pytest.approx(1 / 9)
+        values = next(r for r in rows if r[0].startswith("Independent P2"))
+        parallel = dict(zip(rows[0], values, strict=True))
+        assert float(parallel["randolph_kappa"]) == pytest.approx(1 / 9)
+        assert parallel["k"] == "4"
     if table == "annotators":
         assert {"crew1", "crew6"} <= {r[0] for r in rows[1:]}
 
@@ -94,20 +96,21 @@ def stuck_in_p5(db):
     return four
 
 
-def test_one_click_qualifies_a_fresh_account_and_the_work_is_no_longer_stuck(
+def test_the_stuck_list_offers_no_one_click_qualification_only_the_trainee_record(
     client, manager, stuck_in_p5
 ):
     newcomer = AnnotatorFactory(username="newcomer", qualified_phases=[1])
     client.force_login(manager)
-    assert "Qualify newcomer for P5" in client.get(DASHBOARD).content.decode()
+    html = client.get(DASHBOARD).content.decode()
+    assert "Qualify newcomer" not in html
+    assert f"{reverse('annotation:qualification')}#trainee-newcomer" in html
 
-    response = client.post(reverse("review:fix-stuck"), {"phase": 5, "qualify": "newcomer"})
+    # The old one-click form does nothing any more: "qualify" is not a field.
+    client.post(reverse("review:fix-stuck"), {"phase": 5, "qualify": "newcomer"})
 
-    assert response.status_code == 302
     newcomer.refresh_from_db()
-    assert newcomer.is_qualified_for(Phase.POST_CONTROL)
-    assert stuck_tasks() == []
-    assert AuditEntry.objects.filter(summary="qualified newcomer for phase 5").exists()
+    assert not newcomer.is_qualified_for(Phase.POST_CONTROL)
+    assert len(stuck_tasks()) == 1
 
 
 def test_one_click_creates_an_annotator_for_the_phase_and_shows_the_password_once(
@@ -124,12 +127,20 @@ def test_one_click_creates_an_annotator_for_the_phase_and_shows_the_password_onc
     assert stuck_tasks() == []
 
 
+def test_a_new_account_for_a_training_phase_starts_in_training(client, manager, stuck_in_p5):
+    client.force_login(manager)
+
+    client.post(reverse("review:fix-stuck"), {"phase": 2, "create": "learner"}, follow=True)
+
+    assert User.objects.get(username="learner").qualified_phases == []
+
+
 def test_a_fix_naming_nobody_is_refused_with_a_message(client, manager, stuck_in_p5):
     client.force_login(manager)
 
     response = client.post(reverse("review:fix-stuck"), {"phase": 5}, follow=True)
 
-    assert "Name one account to qualify or one to create." in response.content.decode()
+    assert "Name the account to create for the phase." in response.content.decode()
     assert len(stuck_tasks()) == 1
 
 

@@ -226,18 +226,19 @@ def test_imported_articles_give_their_fact_check_sections(url, rule):
 
 
 def test_syncing_adds_the_sections_of_imported_articles_once():
+    # A news site the seeded rules do not know (usatoday.com's section is seeded now).
     ArticleFactory(
-        url="https://web.archive.org/web/20201230/https://www.usatoday.com/story/news/factcheck/"
-        "2020/12/29/fact-check-x/1/",
-        normalized_url="https://usatoday.com/story/news/factcheck/2020/12/29/fact-check-x/1",
-        publisher="usatoday.com",
+        url="https://web.archive.org/web/20201230/https://www.example-times.com/story/news/"
+        "factcheck/2020/12/29/fact-check-x/1/",
+        normalized_url="https://example-times.com/story/news/factcheck/2020/12/29/fact-check-x/1",
+        publisher="example-times.com",
     )
     ArticleFactory(url="https://www.covid19facts.ca/en/fact-checked/x", publisher="COVID-19 Facts")
     call_command("sync_fact_checking_domains", stdout=io.StringIO())
     assert FactCheckingDomain.objects.filter(origin="articles").count() == 2
     articles = Article.objects.values_list("url", "publisher")
     assert sync_fact_checking_domains(articles).created == 0
-    assert is_fact_checker("https://www.usatoday.com/story/news/factcheck/2021/01/05/other/")
-    assert not is_fact_checker("https://www.usatoday.com/story/news/politics/2021/01/05/x/")
+    assert is_fact_checker("https://www.example-times.com/story/news/factcheck/2021/01/05/other/")
+    assert not is_fact_checker("https://www.example-times.com/story/news/politics/2021/01/05/x/")
     assert is_fact_checker("https://covid19facts.ca/anything")
     assert FactCheckingDomain.objects.filter(origin="articles").count() == 2

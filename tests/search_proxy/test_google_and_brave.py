@@ -129,14 +129,15 @@ def test_google_results_are_restricted_and_marked_by_the_service(google, setting
     # Dated on the claim date: dropped. The claim's own article (archived copy): hidden.
     assert "https://news.example.com/2020/10/31/parks-budget-row" not in by_url
     assert page.dropped == 1
-    assert page.hidden == 1
+    # ... and the fact-checks (issue 23): the claim's own article and PolitiFact's page.
+    assert page.hidden == 2
     assert not any("checkyourfact.com" in url for url in by_url)
     assert by_url["https://news.example.com/2020/10/30/parks-budget-debate"].date_unknown is False
     assert by_url["https://parks-friends.example.net/newsletter"].date_unknown is True
-    assert by_url["https://www.PolitiFact.com/factchecks/2020/oct/12/council-parks/"].fact_checker
+    assert "https://www.PolitiFact.com/factchecks/2020/oct/12/council-parks/" not in by_url
     misinformation = by_url["https://news.Americasfreedomfighters.com/2019/council-parks-scandal"]
     assert misinformation.misinformation and misinformation.date_unknown
-    assert len(page.results) == 5
+    assert len(page.results) == 4
 
 
 # --- Brave -------------------------------------------------------------------------------
@@ -215,8 +216,9 @@ def test_brave_results_are_restricted_and_marked_by_the_service(brave, settings,
     urls = [r.url for r in page.results]
     assert "https://news.example.com/2020/10/31/parks-budget-row" not in urls
     assert page.dropped == 1
-    snopes = next(r for r in page.results if "snopes" in r.url.lower())
-    assert snopes.fact_checker and not snopes.allowed_as_evidence
+    # Fact-checks are hidden from results (issue 23).
+    assert not any("snopes" in url.lower() for url in urls)
+    assert page.hidden >= 1
 
 
 # --- helpers -----------------------------------------------------------------------------

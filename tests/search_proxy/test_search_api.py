@@ -72,14 +72,13 @@ def test_a_task_search_is_restricted_to_the_claim_date_and_marked(api, p2_task, 
     assert body["country"] == "GB"
     assert body["backend"] == "local"
     by_url = {r["url"]: r for r in body["results"]}
+    # The fact-check is hidden (issue 23), like the claim's own article.
     assert set(by_url) == {
         "https://news.example.com/before",
         "https://satire.example.net/parks",
-        "https://www.snopes.com/fact-check/parks/",
     }
     assert by_url["https://satire.example.net/parks"]["misinformation"] is True
     assert by_url["https://satire.example.net/parks"]["date_unknown"] is True
-    assert by_url["https://www.snopes.com/fact-check/parks/"]["fact_checker_refused"] is True
     before = by_url["https://news.example.com/before"]
     assert before["published"] == "2020-10-30" and before["date_unknown"] is False
     assert before["publication_date"] == before["published"]
@@ -111,7 +110,7 @@ def test_without_a_task_the_date_defaults_to_today(researcher_api, index):
     assert response.json()["before"] == timezone.localdate().isoformat()
     response = researcher_api.get(SEARCH, {"q": "parks", "before": "2020-11-01"})
     assert response.status_code == 200
-    assert len(response.json()["results"]) == 4
+    assert len(response.json()["results"]) == 3  # the fact-check is hidden (issue 23)
 
 
 @pytest.mark.parametrize(
@@ -257,9 +256,11 @@ def test_opening_pages_is_rate_limited(researcher_api, settings):
     assert "opened pages" in response.json()["detail"]
 
 
-def test_a_fact_checkers_page_opens_with_the_reason_it_cannot_be_evidence(
+def test_a_fact_checkers_page_is_refused_with_the_reason_and_never_fetched(
     api, p2_task, local_pages, resolve_as
 ):
+    # Issue 23: the viewer refuses fact-checks for everyone (someone also holding a blind
+    # check must not read one here), before anything is fetched.
     resolve_as({"www.snopes.com": ["127.0.0.1"]})
     url = f"http://www.snopes.com:{local_pages.port}/fact-check/parks/"
     local_pages.serve(
@@ -267,9 +268,11 @@ def test_a_fact_checkers_page_opens_with_the_reason_it_cannot_be_evidence(
         "<html><body><p>Rating: false.</p></body></html>",
         headers={"Content-Type": "text/html"},
     )
-    body = api.post(OPEN, {"url": url, "task": p2_task.pk}).json()
-    assert body["fact_checker_refused"] is True
-    assert "fact-checking site" in body["problem"]
+    response = api.post(OPEN, {"url": url, "task": p2_task.pk})
+    assert response.status_code == 422
+    assert "fact-checking site" in response.json()["detail"]
+    assert "Rating" not in response.content.decode()
+    assert not local_pages.requests
 
 
 # --- The results partial -------------------------------------------------------------------
@@ -279,6 +282,7 @@ def test_the_results_partial_shows_the_marks(claim, monkeypatch):
     results = [
         SearchResult("Satire", "https://satire.example.net/x", "snip", None, "unknown", 1),
         SearchResult("Check", "https://www.snopes.com/x", "snip", CLAIM_DATE - DAY, "given", 2),
+        SearchResult("News", "https://news.example.com/x", "snip", CLAIM_DATE - DAY, "given", 3),
     ]
 
     class Fixed:
@@ -293,7 +297,8 @@ def test_the_results_partial_shows_the_marks(claim, monkeypatch):
     html = render_to_string("search_proxy/results.html", {"page": page})
     assert "date unknown" in html
     assert "misinformation / satire source" in html
-    assert "fact-checker: not allowed as evidence" in html
+    # Fact-checks are hidden, not marked (issue 23).
+    assert "snopes.com" not in html and "fact-checker: not allowed" not in html
     assert 'rel="noopener noreferrer nofollow"' in html
     assert "30 Oct 2020" in html
 

@@ -6,8 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from annotation.models import Batch
-from exports.averitec_json import write_json_array, write_json_lines
-from exports.dataset import claims_for_export, export_records, write_export
+from exports.dataset import claims_for_export, export_records, write_export, write_records
+from exports.shared_task import FORMS, ORDER_NOTE
 from exports.splits import SPLITS, Selection, SplitBoundaries
 
 
@@ -20,14 +20,20 @@ def _day(text: str) -> date:
 
 class Command(BaseCommand):
     help = (
-        "Write the accepted claims as an AVeriTeC JSON file (the format of dev.json), or as "
-        "JSON lines; optionally only a temporal split, a batch or a range of claim dates."
+        "Write the accepted claims as an AVeriTeC JSON file (the format of dev.json), as JSON "
+        "lines, or in a shared task's form (averitec-2023: dev.json's; averitec-2024: the "
+        "FEVER-7 submission JSON; averitec-2025-csv: the FEVER-8 CSV with its evi column); "
+        "optionally only a temporal split, a batch or a range of claim dates. Claims are "
+        "written in dataset order, which the official scorers rely on."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--out", type=Path, required=True, help="output file, or - for stdout")
         parser.add_argument(
-            "--format", choices=["json", "jsonl"], default="json", help="JSON array or JSON lines"
+            "--format",
+            choices=["json", "jsonl", *FORMS],
+            default="json",
+            help="json (= averitec-2023), jsonl, averitec-2024 or averitec-2025-csv",
         )
         parser.add_argument(
             "--split",
@@ -59,9 +65,8 @@ class Command(BaseCommand):
         claims = selection.claims(SplitBoundaries.from_settings())
         passages = options["with_passages"]
         if str(out) == "-":
-            write = write_json_array if format == "json" else write_json_lines
             records = export_records(claims_for_export(claims), with_passages=passages)
-            write(records, sys.stdout)
+            write_records(format, records, sys.stdout)
             return
         if not out.parent.is_dir():
             raise CommandError(f"{out.parent}: folder does not exist")
@@ -74,6 +79,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(f"Wrote {count} claims to {out} ({selection.describe()})")
         )
+        self.stdout.write(ORDER_NOTE)
 
     def _batch(self, value: str | None) -> Batch | None:
         if not value:

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from annotation.models import Batch
-from review.agreement import ReportFilter, agreement_report
+from review.agreement import POST_CONTROL_VERDICTS, VERDICTS, ReportFilter, agreement_report
 from review.kappa import RatingsFileError, read_ratings_csv, verdict_agreement
 from review.progress import progress_report
 
@@ -29,12 +29,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
-        parser.add_argument("--ratings", type=Path, help="CSV with the header item,annotator,label")
+        parser.add_argument(
+            "--ratings",
+            type=Path,
+            help="CSV with the header item,annotator,label (optionally ,claim: items of one "
+            "claim are resampled together)",
+        )
         parser.add_argument(
             "--categories",
             type=int,
-            help="labels raters could choose from, for Randolph's 1/k (--ratings; default: "
-            "the labels found in the file)",
+            help="k, the labels raters could choose from, for Randolph's 1/k (--ratings; "
+            "default: the platform's 4 verdicts, or 5 with 'Claim too vague', when the file's "
+            "labels are among them; else the labels found in the file)",
         )
         parser.add_argument("--batch", help="only claims of this batch (name or id)")
         parser.add_argument("--start", type=_date, help="only claims created on or after")
@@ -64,14 +70,23 @@ class Command(BaseCommand):
             ratings = read_ratings_csv(text)
         except RatingsFileError as exc:
             raise CommandError(f"{path}: {exc}") from exc
-        labels = sorted({r.label for r in ratings})
+        found = sorted({r.label for r in ratings})
+        # k: the labels raters could choose. Ratings in the platform's labels get the
+        # platform's k (4 verdicts, or 5 with P5's "too vague"), as on the dashboard, so the
+        # same ratings give the same kappa here and there.
+        if set(found) <= set(VERDICTS):
+            labels = list(VERDICTS)
+        elif set(found) <= set(POST_CONTROL_VERDICTS):
+            labels = list(POST_CONTROL_VERDICTS)
+        else:
+            labels = found
         if categories is not None:
-            if categories < len(labels):
+            if categories < len(found):
                 raise CommandError(
-                    f"--categories {categories} is fewer than the {len(labels)} labels in {path}"
+                    f"--categories {categories} is fewer than the {len(found)} labels in {path}"
                 )
             # Labels nobody chose still count as choices for Randolph's chance agreement.
-            labels += [f"(unused {n})" for n in range(categories - len(labels))]
+            labels = found + [f"(unused {n})" for n in range(categories - len(found))]
         if len(labels) < 2:
             raise CommandError(f"{path}: agreement needs at least two labels; give --categories")
         figures = verdict_agreement(ratings, labels, min_pair_overlap=1)
@@ -110,11 +125,20 @@ def _text(report: dict) -> str:
         sections = report["verdicts"]
     for figures in sections.values():
         lines.append(f"{figures['title']}:")
-        lines.append(f"  items {figures['items']}, ratings {figures['ratings']}")
+        lines.append(
+            f"  items {figures['items']}, ratings {figures['ratings']}, "
+            f"left out (rated once) {figures['left_out']}, k = {figures['k']} labels"
+        )
+        unit = figures["bootstrap"]["unit"]
         for name in ("percent_agreement", "randolph_kappa", "fleiss_kappa"):
             interval = figures["intervals"].get(name)
-            ci = f"  (95% {_figure(interval[0])} to {_figure(interval[1])})" if interval else ""
-            lines.append(f"  {name.replace('_', ' '):<20} {_figure(figures[name])}{ci}")
+            ci = (
+                f"  (95% {_figure(interval[0])} to {_figure(interval[1])}, {unit}s resampled)"
+                if interval
+                else ""
+            )
+            k = f" (k={figures['k']})" if name == "randolph_kappa" else ""
+            lines.append(f"  {name.replace('_', ' ') + k:<20} {_figure(figures[name])}{ci}")
         for pair in figures["annotator_pairs"]:
             lines.append(
                 f"  Cohen {pair['first']} / {pair['second']}: {_figure(pair['cohen_kappa'])}"

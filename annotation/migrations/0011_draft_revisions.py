@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0009_suggestion_arm_and_shown_once'),
+        ('annotation', '0010_training_draws_and_practice_items'),
     ]
 
     operations = [
