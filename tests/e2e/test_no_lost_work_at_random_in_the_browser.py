@@ -39,7 +39,8 @@ from tests.e2e.test_no_lost_work_sequences_in_the_browser import (
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-SEED = int(os.environ.get("NO_LOST_WORK_SEED", random.SystemRandom().randrange(10**6)))
+# A fixed default keeps CI reproducible; set NO_LOST_WORK_SEED to explore other runs.
+SEED = int(os.environ.get("NO_LOST_WORK_SEED", "1"))
 STEPS = int(os.environ.get("NO_LOST_WORK_STEPS", "200"))
 MAX_TABS = 3
 SHORT = 2500  # ms: every wait of a step is bounded
