@@ -7,10 +7,13 @@ workflow, and responds. Status codes beyond the usual 400/401/404/405:
 - 409 `{"detail": ...}` when "next" has no task to give (NoTaskAvailable: nothing waiting,
   quota reached or not qualified), and when the workflow refuses a submission in the task's
   current state (WorkflowError: expired, released, assigned but not opened yet...);
-- 409 `{"detail", "draft_version", "status", "draft", "saved_at"}` when a draft save, or a
-  submission that names its `draft_version`, is stale (StaleDraft): the latest content comes along.
+- 409 `{"detail", "draft_version", "status", "draft", "saved_at", "revision"}` when a draft
+  save, or a submission that names its `draft_version`, is stale, or arrives after the task
+  closed: the latest content comes along, and `revision` is where what was sent is kept
+  (every save and submit is one hand-in of annotation/handin.py, stored as a revision).
 
-Submitting a task that is already submitted answers 200 with what it produced the first time.
+Submitting a task again with exactly what was handed in (a retry) answers 200 with what it
+produced the first time; other content after the task closed is a 409 as above.
 """
 
 from __future__ import annotations
@@ -32,10 +35,10 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
 
-from annotation import assignment, workflow
+from annotation import assignment, handin, workflow
 from annotation.blindness import EVIDENCE_PHASES
 from annotation.middleware import LOCKED_OUT, MUST_CHANGE_PASSWORD
-from annotation.models import Article, StaleDraft, Task
+from annotation.models import Article, Task
 from annotation.phases import parts_of, registered
 from annotation.serializers import (
     SUBMIT_SERIALIZERS,
@@ -77,7 +80,6 @@ SUBMISSION = PolymorphicProxySerializer(
     serializers=_submission_serializers,
     resource_type_field_name=None,
 )
-CONFLICT = OpenApiResponse(ErrorSerializer, description="The workflow refuses this now.")
 
 
 def task_page(task: Task) -> dict:
@@ -106,24 +108,31 @@ def _submit(task: Task, form: Serializer) -> dict:
     return parts_of(task.phase).result_serializer(produced).data
 
 
-def _stale_draft(latest: Task, sent: int) -> Response:
-    if latest.status != Task.Status.IN_PROGRESS:
+def _refused(handed: handin.HandIn, detail: str = "") -> Response:
+    """A hand-in the task did not take (saved elsewhere since, or no longer open): 409 with
+    what the caller needs to show both versions, and where its own content is kept."""
+    latest = handed.task
+    if detail:
+        detail = f"{detail} What you sent is kept as revision {handed.revision.pk}."
+    elif latest.status != Task.Status.IN_PROGRESS:
         detail = (
-            f"This task is {latest.get_status_display()}; only a task in progress takes a draft."
+            f"This task no longer takes work: {handed.reason}. What you sent is kept as "
+            f"revision {handed.revision.pk}."
         )
     else:
         detail = (
-            f"This draft was saved elsewhere since version {sent}; the latest is version "
-            f"{latest.draft_version}. Load it before saving again."
+            f"This draft was saved elsewhere since version {handed.revision.base_version}; the "
+            f"latest is version {latest.draft_version}. What you sent is kept as revision "
+            f"{handed.revision.pk}; load the latest before saving again."
         )
-    # The caller gets what it needs to show both versions and let the annotator choose;
-    # saving that choice means sending the new `draft_version`.
+    # Saving a choice between the two means sending the new `draft_version`.
     body = {
         "detail": detail,
         "draft_version": latest.draft_version,
         "status": latest.status,
         "draft": latest.draft,
-        "saved_at": latest.last_activity_at,
+        "saved_at": latest.submitted_at or latest.last_activity_at,
+        "revision": handed.revision.pk,
     }
     return Response(body, status=status.HTTP_409_CONFLICT)
 
@@ -196,43 +205,82 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         task = self.get_object()
         form = DraftSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        sent = form.validated_data["version"]
-        try:
-            version = task.save_draft(form.validated_data["draft"], version=sent)
-        except StaleDraft as exc:
-            return _stale_draft(exc.task, sent)
-        return Response({"draft_version": version})
+        handed = handin.save(
+            task,
+            form.validated_data["draft"],
+            version=form.validated_data["version"],
+            author=request.user,
+            tab=form.validated_data["tab"],
+            via_api=True,
+        )
+        if handed.refused or handed.outcome == handin.DUPLICATE:
+            return _refused(handed)
+        return Response(
+            {"draft_version": handed.task.draft_version, "revision": handed.revision.pk}
+        )
 
     @extend_schema(
         summary="Hand in a task",
         description="The payload depends on the phase: P1 `claims` or `skip`; P2 and P4 "
         "`questions` and `verdict` (P4 sends the whole revised set); P3 and P5 `verdict`, "
         "`justification`, `unreadable`, `flags` (P5 may also say 'Claim too vague'). "
-        "Submitting again answers with what the first submission produced. Send "
+        "Submitting again the same content answers with what the first submission produced; "
+        "other content after the task closed is refused with 409 and kept. Send "
         "`draft_version` (the version the content builds on) to have a submission from a "
         "client that fell behind refused with 409 and the latest version, as a draft save is.",
         request=SUBMISSION,
-        responses={200: SubmittedTaskSerializer, 409: CONFLICT},
+        responses={
+            200: SubmittedTaskSerializer,
+            409: OpenApiResponse(
+                StaleDraftSerializer, "Stale, closed, or refused by the workflow."
+            ),
+        },
     )
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str | None = None) -> Response:
         task = self.get_object()
-        sent = request.data.get("draft_version") if hasattr(request.data, "get") else None
-        if (
-            sent is not None
-            and task.status == Task.Status.IN_PROGRESS
-            and str(sent) != str(task.draft_version)
-        ):
-            # A client that says which version it builds on is held to it, as the screens are.
-            return _stale_draft(task, sent)
+        payload = request.data if isinstance(request.data, dict) else {}
+        sent = payload.get("draft_version")
+        try:
+            version = None if sent is None else int(sent)
+        except (TypeError, ValueError):
+            return Response(
+                {"draft_version": ["A whole number: the draft version the content builds on."]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         form = submit_serializer(task.phase)(
             data=request.data, context={"evidence": task.evidence_shown(), "task": task}
         )
-        form.is_valid(raise_exception=True)
-        try:
+
+        def finish(locked: Task):
+            if not form.is_valid():
+                raise handin.Invalid(form.errors)
+            return _submit(locked, form)
+
+        content = {k: v for k, v in payload.items() if k not in ("draft_version", "tab")}
+        handed = handin.hand_in(
+            task,
+            content,
+            version=version,
+            author=request.user,
+            tab=str(payload.get("tab", ""))[:64],
+            via_api=True,
+            finish=finish,
+            # The submission's shape is not the editors' draft: it is kept in its revision.
+            keep_as_draft=False,
+        )
+        if handed.outcome == handin.DUPLICATE:
+            # The same hand-in again (a retry): the answer the first one got.
+            form.is_valid(raise_exception=True)
             result = _submit(task, form)
-        except workflow.WorkflowError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        elif handed.refused:
+            return _refused(handed)
+        elif handed.errors is not None:
+            return Response(handed.errors, status=status.HTTP_400_BAD_REQUEST)
+        elif handed.refusal:
+            return _refused(handed, detail=handed.refusal)
+        else:
+            result = handed.result
         task.refresh_from_db()
         return Response(SubmittedTaskSerializer(task, context={"result": result}).data)
 

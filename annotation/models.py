@@ -8,7 +8,9 @@ claims between phases live in annotation/workflow.py; here are single-object beh
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
+import zlib
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -568,6 +570,129 @@ class StaleDraft(Exception):
             f"task {task.pk} was saved elsewhere (now version {task.draft_version}) "
             "or is no longer open"
         )
+
+
+class DraftRevisionQuerySet(models.QuerySet):
+    def kept_for_annotator(self) -> DraftRevisionQuerySet:
+        """What the annotator's own revision list shows: all but what they discarded."""
+        return self.filter(discarded_at__isnull=True)
+
+
+class DraftRevision(models.Model):
+    """One hand-in that reached the server: an autosave, a save sent as a page closed, a
+    submit attempt, a choice on the conflict screen or a restore. Append-only: refused
+    hand-ins are kept as well as accepted ones, so a conflict is a branch, never an
+    overwrite (annotation/handin.py is the only writer).
+
+    The content is stored compressed; an autosave identical to the revision just before it
+    from the same tab only counts a repeat, so a tab left open costs no rows.
+    """
+
+    class Kind(models.TextChoices):
+        SAVE = "save", "autosave"
+        CLOSE = "close", "saved as the page closed"
+        SUBMIT = "submit", "submit attempt"
+        KEEP = "keep", "kept on the conflict screen"
+        RESTORE = "restore", "restored from an earlier revision"
+
+    class Outcome(models.TextChoices):
+        CURRENT = "current", "became the saved draft"
+        REFUSED_STALE = "refused_stale", "not saved over newer work from another tab"
+        REFUSED_CLOSED = "refused_closed", "arrived after the task closed"
+        REFUSED_INVALID = "refused_invalid", "saved, but not handed in: it had errors"
+        SUBMITTED = "submitted", "handed in"
+
+    REFUSED = (Outcome.REFUSED_STALE, Outcome.REFUSED_CLOSED)
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="revisions")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The browser tab (one id per page load) or API client that sent it; empty if unknown.
+    tab = models.CharField(max_length=64, blank=True, default="")
+    via_api = models.BooleanField(default=False)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices)
+    # The draft version the sender had seen, and the version this revision became (if any).
+    base_version = models.IntegerField(null=True, blank=True)
+    version = models.PositiveIntegerField(null=True, blank=True)
+    # The task's status when a hand-in was refused because the task had closed: the reason.
+    task_status = models.CharField(max_length=20, blank=True, default="")
+    # The content as canonical JSON, zlib-compressed. A tab's revisions are compressed
+    # against its last keyframe (`delta_of`, used as a preset dictionary), so a few new
+    # words cost tens of bytes; every KEYFRAME_EVERY-th revision of a tab is stored whole
+    # (depth 0), and `depth` counts the revisions since it.
+    data = models.BinaryField()
+    delta_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    depth = models.PositiveSmallIntegerField(default=0)
+    digest = models.CharField(max_length=64)
+    size = models.PositiveIntegerField(help_text="bytes of the content before compression")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_at = models.DateTimeField(default=timezone.now)
+    repeats = models.PositiveIntegerField(default=0)
+    # "Discard" hides a revision from its annotator; managers still see it.
+    discarded_at = models.DateTimeField(null=True, blank=True)
+    discarded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    objects = DraftRevisionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["task", "-created_at"], name="revision_by_task")]
+
+    def __str__(self) -> str:
+        return f"revision {self.pk} of task {self.task_id} ({self.get_outcome_display()})"
+
+    KEYFRAME_EVERY = 16
+
+    @staticmethod
+    def canonical(content: dict) -> bytes:
+        return json.dumps(
+            content, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode()
+
+    @classmethod
+    def pack(cls, content: dict, base: DraftRevision | None = None) -> tuple[bytes, str, int]:
+        """The stored form of a content (compressed, against `base` when given), its digest
+        and its size before compression."""
+        raw = cls.canonical(content)
+        if base is None:
+            packed = zlib.compress(raw, 6)
+        else:
+            compressor = zlib.compressobj(6, zdict=base.raw())
+            packed = compressor.compress(raw) + compressor.flush()
+        return packed, hashlib.sha256(raw).hexdigest(), len(raw)
+
+    def raw(self, keyframe: bytes | None = None) -> bytes:
+        """The canonical JSON of the content; `keyframe` is its keyframe's, when known."""
+        if self.delta_of_id is None:
+            return zlib.decompress(bytes(self.data))
+        reader = zlib.decompressobj(zdict=keyframe or self.delta_of.raw())
+        return reader.decompress(bytes(self.data)) + reader.flush()
+
+    @classmethod
+    def contents(cls, revisions) -> dict[int, dict]:
+        """The content of many revisions, each keyframe read once."""
+        keyframes: dict[int, bytes] = {}
+        found = {}
+        for revision in revisions:
+            base = revision.delta_of_id
+            if base is not None and base not in keyframes:
+                keyframes[base] = cls.objects.get(pk=base).raw()
+            found[revision.pk] = json.loads(revision.raw(keyframes.get(base) if base else None))
+        return found
+
+    @property
+    def content(self) -> dict:
+        return json.loads(self.raw())
+
+    @property
+    def is_refused(self) -> bool:
+        return self.outcome in self.REFUSED
 
 
 # --- Evidence (P2 and P4) ---------------------------------------------------------------

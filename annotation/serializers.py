@@ -355,10 +355,18 @@ class DraftSerializer(serializers.Serializer):
     version = serializers.IntegerField(
         min_value=0, help_text="The draft_version this draft was based on."
     )
+    tab = serializers.CharField(
+        max_length=64,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="Which client or window sends it, so its revisions can be told apart.",
+    )
 
 
 class SavedDraftSerializer(serializers.Serializer):
     draft_version = serializers.IntegerField()
+    revision = serializers.IntegerField(help_text="The stored revision of this draft.")
 
 
 class StaleDraftSerializer(serializers.Serializer):
@@ -367,7 +375,10 @@ class StaleDraftSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Task.Status.choices)
     draft = serializers.JSONField(help_text="The content of the latest saved version.")
     saved_at = serializers.DateTimeField(
-        allow_null=True, help_text="When the latest version was saved."
+        allow_null=True, help_text="When the latest version was saved (or handed in)."
+    )
+    revision = serializers.IntegerField(
+        required=False, help_text="The stored revision that keeps what was sent."
     )
 
 

@@ -1,6 +1,15 @@
 from django.urls import path
 
-from annotation.views import editing, evidence, manage, panel, phase1, suggestions, training
+from annotation.views import (
+    editing,
+    evidence,
+    manage,
+    panel,
+    phase1,
+    revisions,
+    suggestions,
+    training,
+)
 
 app_name = "annotation"
 
@@ -9,6 +18,18 @@ urlpatterns = [
     path("phase/<int:phase>/next/", panel.start_next, name="start-next"),
     path("tasks/<int:pk>/", panel.task_detail, name="task"),
     path("tasks/<int:pk>/draft/", editing.save_draft, name="save-draft"),
+    path("tasks/<int:pk>/revisions/", revisions.revisions, name="revisions"),
+    path("tasks/<int:pk>/revisions/<int:revision_pk>/", revisions.revision, name="revision"),
+    path(
+        "tasks/<int:pk>/revisions/<int:revision_pk>/restore/",
+        revisions.restore,
+        name="restore-revision",
+    ),
+    path(
+        "tasks/<int:pk>/revisions/<int:revision_pk>/discard/",
+        revisions.discard,
+        name="discard-revision",
+    ),
     path("tasks/<int:pk>/article-loaded/", editing.article_loaded, name="article-loaded"),
     path("tasks/<int:pk>/normalise/", phase1.submit, name="submit-normalisation"),
     path("tasks/<int:pk>/skip/", phase1.skip, name="skip-article"),
@@ -49,6 +70,12 @@ urlpatterns = [
     path("manage/people/<int:pk>/", manage.person, name="person"),
     path("manage/assign/", manage.assign, name="assign"),
     path("manage/tasks/", manage.tasks, name="tasks"),
+    path("manage/tasks/<int:pk>/revisions/", revisions.manage_revisions, name="manage-revisions"),
+    path(
+        "manage/tasks/<int:pk>/revisions/<int:revision_pk>/",
+        revisions.manage_revision,
+        name="manage-revision",
+    ),
     path("manage/tasks/<int:pk>/release/", manage.release, name="release"),
     path("manage/tasks/<int:pk>/reassign/", manage.reassign, name="reassign"),
     path("manage/claims/<int:pk>/reopen/", manage.reopen, name="reopen"),

@@ -6,17 +6,17 @@ phase, never the Claim model. tests/review/test_blindness.py holds every respons
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from annotation import workflow
+from annotation import handin, workflow
 from annotation.blindness import BLIND_PHASES
 from annotation.guidelines import (
     CHECK_GUIDE,
@@ -25,12 +25,13 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
-from annotation.models import Claim, StaleDraft, Task
+from annotation.models import Claim, Task
 from annotation.views.editing import (
     conflict_context,
     editor_task,
+    hand_in_post,
+    journal_context,
     next_task_or_panel,
-    sent_version,
 )
 from annotation.views.manage import manager_required
 from annotation.visibility import blind_task_context, claims_seen_in_full
@@ -96,6 +97,7 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
         "tour": tour,
         "tour_steps": TOURS[tour],
         "show_tour": tour not in request.user.completed_tours,
+        **journal_context(task),
         **extra,
     }
 
@@ -108,26 +110,28 @@ def check_page(request: HttpRequest, task: Task) -> HttpResponse:
 @login_required
 def submit_check(request: HttpRequest, pk: int) -> HttpResponse:
     task = editor_task(request, pk, BLIND_PHASES)
-    if task.status == Task.Status.SUBMITTED:
-        return redirect("annotation:task", pk=task.pk)
     draft = draft_from_post(request.POST)
-    version = sent_version(request.POST)
-    if version != task.draft_version:
+
+    def finish(locked: Task):
+        errors = check_errors(draft, locked.phase)
+        if errors:
+            raise handin.Invalid(errors)
+        return workflow.submit(locked, verdict_from_draft(draft))
+
+    handed = hand_in_post(request, task, draft, kind=handin.Kind.SUBMIT, finish=finish)
+    if handed.outcome == handin.DUPLICATE:
+        return redirect("annotation:task", pk=task.pk)
+    task = handed.task
+    if handed.refused:
         # The tab stays behind (its own version) until the annotator chooses a version.
-        context = _context(request, task, draft, {}, **conflict_context(task, draft, version))
+        context = _context(request, task, draft, {}, **conflict_context(handed, draft))
         return render(request, TEMPLATE, context, status=409)
-    errors = check_errors(draft, task.phase)
-    if errors:
-        # Keep what was typed, so a reload after the error shows it again.
-        with contextlib.suppress(StaleDraft):
-            task.save_draft(draft, version=version)
-        return render(request, TEMPLATE, _context(request, task, draft, errors), status=422)
-    try:
-        workflow.submit(task, verdict_from_draft(draft))
-    except workflow.WorkflowError as exc:
-        return render(
-            request, TEMPLATE, _context(request, task, draft, {"form": str(exc)}), status=422
-        )
+    if handed.errors is not None:
+        # What was typed is the draft now, so a reload after the error shows it again.
+        return render(request, TEMPLATE, _context(request, task, draft, handed.errors), status=422)
+    if handed.refusal:
+        context = _context(request, task, draft, {"form": handed.refusal})
+        return render(request, TEMPLATE, context, status=422)
     messages.success(request, "Thank you, your check is handed in.")
     return next_task_or_panel(request, task.phase)
 
@@ -164,6 +168,12 @@ def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
             "p1_task": p1,
             "cards": in_round_order(rounds, checks),
             "transitions": claim.transitions.select_related("actor"),
+            # Each task's revision log (annotation/handin.py), the P1 task's included.
+            "draft_tasks": Task.objects.filter(Q(claim=claim) | Q(pk=getattr(p1, "pk", None)))
+            .exclude(annotator=None)
+            .select_related("annotator")
+            .annotate(revision_count=Count("revisions"))
+            .order_by("phase", "created_at"),
         },
     )
 

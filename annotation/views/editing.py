@@ -1,4 +1,5 @@
-"""What every phase's editor shares: autosave with version checks, timing, guided tours."""
+"""What every phase's editor shares: hand-ins through annotation/handin.py, the conflict
+screen, timing, guided tours."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from annotation import assignment
+from annotation import assignment, handin
 from annotation.blindness import EVIDENCE_PHASES
 from annotation.evidence import evidence_problems
 from annotation.forms import evidence as evidence_forms
 from annotation.forms import phase1 as phase1_forms
-from annotation.models import StaleDraft, Task
+from annotation.models import Task
 from annotation.phases import registered
 from annotation.vocabulary import Phase
 from annotation.wording import wording_warnings
@@ -65,6 +66,39 @@ def sent_version(post) -> int | None:
     return None
 
 
+def tab_of(post) -> str:
+    """The browser tab a post comes from (a fresh id per page load, set by editor.js)."""
+    return str(post.get("tab_id", ""))[:64]
+
+
+def kind_of(post, default: str) -> str:
+    """What kind of hand-in a post is: a choice on the conflict screen, the save sent as the
+    page closed, or `default` (an autosave, a submit)."""
+    if "keep_version" in post:
+        return handin.Kind.KEEP
+    if post.get("closing"):
+        return handin.Kind.CLOSE
+    return default
+
+
+def hand_in_post(
+    request: HttpRequest, task: Task, draft: dict, *, kind: str, finish=None
+) -> handin.HandIn:
+    """A form post handed to the one protocol: the version it builds on, its tab, its kind.
+    A post without a version builds on nothing the server knows, so it is refused as stale
+    (and kept)."""
+    version = sent_version(request.POST)
+    return handin.hand_in(
+        task,
+        draft,
+        version=-1 if version is None else version,
+        author=request.user,
+        tab=tab_of(request.POST),
+        kind=kind_of(request.POST, kind),
+        finish=finish,
+    )
+
+
 def draft_summary(phase: int, draft: dict) -> list[tuple[str, str, str]]:
     """A draft as (label, value, form field) rows, for the side-by-side conflict screen."""
     draft = draft or {}
@@ -99,20 +133,27 @@ def draft_summary(phase: int, draft: dict) -> list[tuple[str, str, str]]:
     return rows
 
 
-def conflict_context(task: Task, mine: dict, sent: int | None) -> dict:
-    """What a tab that fell behind shows until the annotator chooses: both versions.
+def conflict_context(handed: handin.HandIn, mine: dict) -> dict:
+    """What a tab whose hand-in was refused shows until the annotator chooses: both versions,
+    the real reason, and where its own text is kept on the server (the stored revision).
 
-    The tab keeps the version it was built on (`sent`), so every later save or submit from it
-    is refused too; only "keep this tab's version" (which names `version`) or reloading the
-    saved one ends the conflict.
+    The tab keeps the version it was built on, so every later save or submit from it is
+    refused (and kept) too; only "keep this tab's version" (which names `version`) or
+    reloading the saved one ends the conflict.
     """
+    task = handed.task
+    revision = handed.revision
     return {
         "conflict": {
-            "sent_version": sent if sent is not None else "",
+            "sent_version": "" if revision.base_version in (None, -1) else revision.base_version,
             "version": task.draft_version,
-            "saved_at": task.last_activity_at,
+            "saved_at": task.submitted_at or task.last_activity_at,
             "closed": task.status != Task.Status.IN_PROGRESS,
+            "submitted": task.status == Task.Status.SUBMITTED,
             "status": task.get_status_display(),
+            "reason": handed.reason,
+            "revision": revision.pk,
+            "revisions_url": reverse("annotation:revisions", args=[task.pk]),
             "reload_url": reverse("annotation:task", args=[task.pk]),
             "rows": list(
                 _side_by_side(
@@ -121,6 +162,29 @@ def conflict_context(task: Task, mine: dict, sent: int | None) -> dict:
             ),
         }
     }
+
+
+def journal_context(task: Task) -> dict:
+    """What every editor shows beside its browser journal: hand-ins refused since the draft
+    was last saved (another tab's text, not saved over it but kept, and where), and the
+    link to all revisions. Plain data: the blind phases' pages hold no model."""
+    return {
+        "branches": _branches(task),
+        "revisions_url": reverse("annotation:revisions", args=[task.pk]),
+    }
+
+
+def _branches(task: Task) -> list[dict]:
+    return [
+        {
+            "pk": r.pk,
+            "task_id": r.task_id,
+            "created_at": r.created_at,
+            "kind": r.get_kind_display(),
+            "outcome": r.get_outcome_display(),
+        }
+        for r in handin.unsaved_branches(task)
+    ]
 
 
 def _side_by_side(mine, theirs):
@@ -175,31 +239,37 @@ def _task_view(task: Task) -> dict:
 @require_POST
 @login_required
 def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
-    """Autosave: keep what the annotator typed, unless another tab saved newer work."""
+    """Autosave (and the save sent as a page closes): one hand-in of annotation/handin.py,
+    kept as a revision whether or not it becomes the draft."""
     task = own_task_or_404(request.user, pk)
     parse = draft_parsers().get(task.phase)
     if parse is None:
         return HttpResponse(status=404)
     draft = parse(request.POST)
-    version = sent_version(request.POST)
-    if version is None:
+    if sent_version(request.POST) is None:
         return HttpResponse("draft_version is missing", status=400)
+    # Still typing after the lease lapsed: the task comes back if nobody took it. (Not for a
+    # journal sent from the read-only page: that keeps text, it does not resume work.)
+    resuming = not request.POST.get("from_journal")
+    if resuming and task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
+        task.refresh_from_db()
+    handed = hand_in_post(request, task, draft, kind=handin.Kind.SAVE)
     # The save-status fragment needs only the task's number and version; blind work never
     # gets the Task itself (annotation/visibility.py).
-    context = {"task": _task_view(task), "autosave": True}
-    # Still typing after the lease lapsed: the task comes back if nobody took it.
-    if task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
-        task.refresh_from_db()
-    try:
-        task.save_draft(draft, version=version)
-    except StaleDraft:
-        # Either another tab saved newer work, or the task is no longer this annotator's.
-        context.update(conflict_context(task, draft, version))
-        return render(request, "annotation/_save_status.html", context, status=409)
-    context["task"] = _task_view(task)
-    context["saved_at"] = timezone.localtime()
-    context.update(draft_warnings(task, draft))
-    return render(request, "annotation/_save_status.html", context)
+    context = {"task": _task_view(handed.task), "autosave": True, "revision": handed.revision.pk}
+    if handed.refused or handed.outcome == handin.DUPLICATE:
+        # Another tab saved newer work, or the task is no longer open: the text is kept.
+        context.update(conflict_context(handed, draft))
+        response = render(request, "annotation/_save_status.html", context, status=409)
+    else:
+        context["saved_at"] = timezone.localtime()
+        context.update(draft_warnings(handed.task, draft))
+        response = render(request, "annotation/_save_status.html", context)
+    # Where the server keeps what was sent: the tab's journal can let go of it.
+    response["X-Revision"] = str(handed.revision.pk)
+    if handed.outcome == handin.DUPLICATE:
+        response["X-Handed-In"] = "same"
+    return response
 
 
 @require_POST

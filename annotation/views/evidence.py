@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
 
-from annotation import suggestions, workflow
+from annotation import handin, suggestions, workflow
 from annotation.blindness import EVIDENCE_PHASES
 from annotation.evidence import blocking, evidence_problems, source_site_problems
 from annotation.forms.evidence import (
@@ -32,12 +32,15 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
-from annotation.models import Claim, StaleDraft, Task
+from annotation.models import Claim, DraftRevision, Task
 from annotation.views.editing import (
     conflict_context,
     editor_task,
+    hand_in_post,
+    journal_context,
     next_task_or_panel,
     sent_version,
+    tab_of,
 )
 from annotation.views.phase1 import article_links
 from annotation.vocabulary import AnswerType, Phase, SourceMedium, Verdict
@@ -134,6 +137,7 @@ def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -
         "blank_answer": blank_answer(),
         "report_reasons": workflow.REPORT_REASONS,
         "suggestion_kinds": suggestions.kinds_for(task),
+        **journal_context(task),
         "search_by_country": service.uses_country(),
         "countries": list(countries),
         **_dispute_context(task),
@@ -167,46 +171,67 @@ def _editor_task(request: HttpRequest, pk: int) -> Task:
 @require_POST
 @login_required
 def check_pairs(request: HttpRequest, pk: int) -> HttpResponse:
-    """Check the pairs; when nothing blocks, save them and show the confirmation screen."""
+    """Check the pairs; when nothing blocks, save them and show the confirmation screen.
+
+    A submit attempt of the one hand-in protocol: kept as a revision whatever happens."""
     task = _editor_task(request, pk)
-    if task.status == Task.Status.SUBMITTED:
-        return redirect("annotation:task", pk=task.pk)
     draft = draft_from_post(request.POST)
     evidence = evidence_from_draft(draft)
     problems = evidence_problems(evidence, task.claim, phase=task.phase)
-    version = sent_version(request.POST)
-    try:
-        task.save_draft(draft, version=-1 if version is None else version)
-    except StaleDraft:
+
+    def finish(locked: Task):
+        if blocking(problems):
+            raise handin.Invalid(error_summary(problems))
+        return handin.NOT_YET  # handed in from the confirmation screen
+
+    handed = hand_in_post(request, task, draft, kind=handin.Kind.SUBMIT, finish=finish)
+    if handed.outcome == handin.DUPLICATE:
+        return redirect("annotation:task", pk=task.pk)
+    task = handed.task
+    if handed.refused:
         # The tab stays behind (its own version) until the annotator chooses a version.
-        context = _context(request, task, draft, problems, **conflict_context(task, draft, version))
+        context = _context(request, task, draft, problems, **conflict_context(handed, draft))
         return render(request, TEMPLATE, context, status=409)
-    if blocking(problems):
-        context = _context(request, task, draft, problems, summary=error_summary(problems))
+    if handed.errors is not None:
+        context = _context(request, task, draft, problems, summary=handed.errors)
         return render(request, TEMPLATE, context, status=422)
     return render(
         request,
         "annotation/evidence_confirm.html",
-        {"task": task, "claim": task.claim, "evidence": evidence, "draft": draft},
+        {
+            "task": task,
+            "claim": task.claim,
+            "evidence": evidence,
+            "draft": draft,
+            "tab_id": tab_of(request.POST),
+        },
     )
 
 
 @require_POST
 @login_required
 def confirm(request: HttpRequest, pk: int) -> HttpResponse:
-    """Hand in the pairs exactly as saved and confirmed."""
+    """Hand in the pairs exactly as saved and confirmed (the version the screen showed)."""
     task = _editor_task(request, pk)
-    if task.status == Task.Status.SUBMITTED:
+    version = sent_version(request.POST)
+    confirmed = task.revisions.filter(
+        version=version, outcome=DraftRevision.Outcome.CURRENT
+    ).first()
+    content = confirmed.content if confirmed is not None else task.draft
+
+    def finish(locked: Task):
+        return workflow.submit(locked, evidence_from_draft(locked.draft))
+
+    handed = hand_in_post(request, task, content, kind=handin.Kind.SUBMIT, finish=finish)
+    if handed.outcome == handin.DUPLICATE:
         return redirect("annotation:task", pk=task.pk)
-    if request.POST.get("draft_version") != str(task.draft_version):
-        messages.error(
-            request, "The task changed in another tab; check it again before submitting."
-        )
-        return redirect("annotation:task", pk=task.pk)
-    try:
-        workflow.submit(task, evidence_from_draft(task.draft))
-    except workflow.WorkflowError as exc:
-        messages.error(request, str(exc))
+    task = handed.task
+    if handed.refused:
+        problems = evidence_problems(evidence_from_draft(content), task.claim, phase=task.phase)
+        context = _context(request, task, content, problems, **conflict_context(handed, content))
+        return render(request, TEMPLATE, context, status=409)
+    if handed.outcome != DraftRevision.Outcome.SUBMITTED:
+        messages.error(request, handed.refusal or "These pairs could not be handed in.")
         return redirect("annotation:task", pk=task.pk)
     messages.success(request, "Thank you, your questions and answers are handed in.")
     return next_task_or_panel(request, task.phase)

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from annotation import assignment
+from annotation import assignment, handin
 from annotation.blindness import EVIDENCE_PHASES, is_blind
 from annotation.models import Task
 from annotation.phases import parts_of
@@ -107,10 +107,12 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
         context = blind_task_context(task) | {
             "previous_pk": previous.pk if previous else None,
             "next_pk": next_one.pk if next_one else None,
+            "closed_reason": handin.closed_reason(task),
         }
         return render(request, "annotation/blind_task.html", context)
     context = {
         "task": task,
+        "closed_reason": handin.closed_reason(task),
         "blind": False,
         "claim": task.claim,
         "previous": previous,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -13,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
 
-from annotation import suggestions, workflow
+from annotation import handin, suggestions, workflow
 from annotation.dates import DateNotUnderstood, earliest_date
 from annotation.forms.phase1 import SkipForm, claim_formset, draft_from_post
 from annotation.guidelines import (
@@ -24,13 +22,14 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
-from annotation.models import StaleDraft, Task
+from annotation.models import Task
 from annotation.views.editing import (
     conflict_context,
     editor_task,
+    hand_in_post,
+    journal_context,
     next_task_or_panel,
     own_task_or_404,
-    sent_version,
 )
 from annotation.vocabulary import Phase, exclusion_reason
 from annotation.wording import wording_warnings
@@ -92,6 +91,7 @@ def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
         "show_tour": "p1" not in request.user.completed_tours,
         "tour_steps": TOURS["p1"],
         "suggestion_kinds": suggestions.kinds_for(task),
+        **journal_context(task),
         "warnings": {
             i: wording_warnings(f["text"].value() or "", f["speaker"].value())
             for i, f in enumerate(formset.forms)
@@ -131,45 +131,46 @@ def normalisation_page(request: HttpRequest, task: Task) -> HttpResponse:
 @login_required
 def submit(request: HttpRequest, pk: int) -> HttpResponse:
     task = editor_task(request, pk, {Phase.NORMALISATION})
-    if task.status == Task.Status.SUBMITTED:
-        return redirect("annotation:task", pk=task.pk)
     formset = claim_formset(request.POST, article_url=task.article.url)
     draft = draft_from_post(request.POST)
-    version = sent_version(request.POST)
-    if version != task.draft_version:
+    stopping: list[tuple[str, str]] = []
+
+    def finish(locked: Task):
+        if not formset.is_valid():
+            raise handin.Invalid(error_summary(formset))
+        claims = [form.normalised_claim() for form in formset.forms]
+        stopping.extend(
+            (c.text, reason)
+            for c in claims
+            if (reason := exclusion_reason(c.claim_types, c.fact_checking_strategies))
+        )
+        if stopping and not request.POST.get("confirm_exclusion"):
+            return handin.NOT_YET
+        return workflow.submit(locked, claims)
+
+    handed = hand_in_post(request, task, draft, kind=handin.Kind.SUBMIT, finish=finish)
+    if handed.outcome == handin.DUPLICATE:
+        return redirect("annotation:task", pk=task.pk)
+    task = handed.task
+    if handed.refused:
         # The tab stays behind (its own version) until the annotator chooses a version.
-        context = _context(request, task, formset, **conflict_context(task, draft, version))
+        context = _context(request, task, formset, **conflict_context(handed, draft))
         return render(request, TEMPLATE, context, status=409)
-    if not formset.is_valid():
-        _keep(task, draft)
-        context = _context(request, task, formset, summary=error_summary(formset))
+    if handed.errors is not None:
+        context = _context(request, task, formset, summary=handed.errors)
         return render(request, TEMPLATE, context, status=422)
-    claims = [form.normalised_claim() for form in formset.forms]
-    stopping = [
-        (c.text, reason)
-        for c in claims
-        if (reason := exclusion_reason(c.claim_types, c.fact_checking_strategies))
-    ]
-    if stopping and not request.POST.get("confirm_exclusion"):
-        _keep(task, draft)
+    if handed.refusal:
+        messages.error(request, handed.refusal)
+        return redirect("annotation:task", pk=task.pk)
+    if handed.result is handin.NOT_YET:
         return render(request, TEMPLATE, _context(request, task, formset, stopping=stopping))
-    try:
-        workflow.submit(task, claims)
-    except workflow.WorkflowError as exc:
-        messages.error(request, str(exc))
-        return redirect("annotation:control-panel")
+    claims = handed.result
     if request.POST.get("then") == "stop":
         # No next article is leased to someone who is about to leave.
         messages.success(request, f"Saved {len(claims)} claim(s). No new article was taken.")
         return redirect("annotation:control-panel")
     messages.success(request, f"Saved {len(claims)} claim(s). Here is your next article.")
     return next_task_or_panel(request, Phase.NORMALISATION)
-
-
-def _keep(task: Task, draft: dict) -> None:
-    """Save what was posted before showing it again with its errors, so a reload keeps it."""
-    with contextlib.suppress(StaleDraft):
-        task.save_draft(draft, version=task.draft_version)
 
 
 @require_POST

@@ -7,6 +7,15 @@
   const form = document.querySelector("form[data-editor]");
   let dirty = false;
 
+  // One id per page load: the server keeps every hand-in as a revision of the tab it came
+  // from, so two tabs of one task are told apart in the list of revisions.
+  const tabField = document.getElementById("tab-id");
+  if (tabField) {
+    tabField.value = (window.crypto && window.crypto.randomUUID)
+      ? window.crypto.randomUUID()
+      : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  }
+
   // Whether an autosave is due: something changed and the page has not learnt that another
   // tab saved newer work.
   window.editorDirty = function () {
@@ -24,7 +33,6 @@
   // server does not have what is on screen yet.
   let saveFailed = false;
   let leaving = false; // a submit or an explicit choice is navigating away on purpose
-  const storageKey = form && form.dataset.draftKey;
 
   // What the form holds, as the autosave would post it (without the csrf token).
   function serialised() {
@@ -32,27 +40,46 @@
     data.delete("csrfmiddlewaretoken");
     return data;
   }
+  // The typing itself, without what says where and when it was sent.
   function content(data) {
     const copy = new URLSearchParams(data);
-    copy.delete("draft_version");
-    copy.delete("keep_version");
+    ["draft_version", "keep_version", "tab_id", "closing"].forEach((name) => copy.delete(name));
     return copy.toString();
   }
 
-  // The browser keeps a copy of every change until the server confirms it, so a crash, a
-  // closed tab or a lost connection never loses typing.
+  // --- This tab's journal (static/js/journal.js) -------------------------------------------
+  // Every change is written at once to this tab's own record; it goes only when the server
+  // said it stored exactly that content. Other tabs' records are never touched here except
+  // by the annotator's choice, or when they hold what the server already shows.
+  const journal = window.averitecJournal;
+  const journalPrefix = form && form.dataset.draftKey;
+  const tabId = tabField ? tabField.value : "";
+  const journalKey = journalPrefix ? `${journalPrefix}#${tabId}` : null;
+  let sentContent = null;
+
   function keepLocally() {
-    if (!storageKey) return;
-    try {
-      localStorage.setItem(storageKey, JSON.stringify({ at: Date.now(), body: serialised().toString() }));
-    } catch (error) { /* storage full or disabled: the server copy still works */ }
+    if (!journal || !journalKey) return;
+    const record = { key: journalKey, prefix: journalPrefix, tab: tabId, at: Date.now(), body: serialised().toString() };
+    journal.put(record).catch(() => { /* storage refused: the server copy still works */ });
   }
-  function localCopy() {
-    if (!storageKey) return null;
-    try { return JSON.parse(localStorage.getItem(storageKey) || "null"); } catch (error) { return null; }
+  function acknowledged(sent) {
+    if (journal && journalKey && sent !== null && content(serialised()) === sent) {
+      journal.remove(journalKey).catch(() => {});
+    }
   }
   function forgetLocally() {
-    if (storageKey) localStorage.removeItem(storageKey);
+    if (journal && journalKey) journal.remove(journalKey).catch(() => {});
+  }
+
+  // The status line says what is true: not saved while saves fail, saved only once the
+  // server answered.
+  function showNotSaved() {
+    const status = document.getElementById("save-status");
+    if (!status || status.hasAttribute("data-conflict")) return;
+    status.textContent = navigator.onLine
+      ? "Not saved: the server did not answer (kept in this browser)"
+      : "Not saved: offline (kept in this browser)";
+    status.classList.add("not-saved");
   }
 
   function saveUrl() { return form.getAttribute("hx-post"); }
@@ -64,27 +91,36 @@
       focusTimer = setTimeout(requestSave, 400);
     });
     window.setInterval(requestSave, 5000);
-    form.addEventListener("input", () => { dirty = true; keepLocally(); });
-    form.addEventListener("change", () => { dirty = true; keepLocally(); });
+    const changed = () => {
+      dirty = true;
+      keepLocally();
+      if (!navigator.onLine) showNotSaved();
+    };
+    form.addEventListener("input", changed);
+    form.addEventListener("change", changed);
+    window.addEventListener("offline", () => { if (dirty || saveFailed) showNotSaved(); });
+    window.addEventListener("online", requestSave);
     form.addEventListener("htmx:beforeRequest", (event) => {
       if (event.detail.elt !== form) return;
       // An autosave queued behind the one in flight must not go out after a submit has
       // started: it would bump the version under the submit, which then looks stale.
       if (leaving) { event.preventDefault(); return; }
+      sentContent = content(serialised());
       dirty = false;
     });
     form.addEventListener("htmx:afterRequest", (event) => {
       if (event.detail.elt !== form) return;
-      const status = event.detail.xhr.status;
+      const xhr = event.detail.xhr;
+      const status = xhr.status;
       saveFailed = !(status >= 200 && status < 300) && status !== 409;
-      // Confirmed by the server and unchanged since: the local copy is no longer needed.
-      const local = localCopy();
-      if (status === 200 && !dirty && local && content(local.body) === content(serialised())) forgetLocally();
+      // Stored on the server (as the draft, or as a revision beside newer work).
+      if (status === 200 || (status === 409 && xhr.getResponseHeader("X-Revision"))) acknowledged(sentContent);
+      if (saveFailed) showNotSaved();
     });
     form.addEventListener("htmx:responseError", (event) => {
       if (event.detail.elt === form && event.detail.xhr.status !== 409) dirty = true;
     });
-    form.addEventListener("htmx:sendError", () => { dirty = true; saveFailed = true; });
+    form.addEventListener("htmx:sendError", () => { dirty = true; saveFailed = true; showNotSaved(); });
     // A real submit must not race an autosave that would bump the version under it: wait
     // for the save in flight, then submit with the version it returned.
     form.addEventListener("submit", (event) => {
@@ -106,15 +142,19 @@
         event.preventDefault();
         return;
       }
+      // The journal keeps what is submitted until a page of this task (the editor again
+      // after a refusal, or the read-only page) finds the server has it.
+      keepLocally();
       dirty = false;
       leaving = true;
     });
 
     // Leaving the page: send what is unsaved with a request that outlives the page, and
-    // warn while the server does not have it.
+    // warn while the server does not have it. The journal keeps it either way.
     window.addEventListener("pagehide", () => {
       if (!dirty || leaving || document.querySelector("[data-conflict]")) return;
       const data = new FormData(form);
+      data.set("closing", "1");
       if (navigator.sendBeacon && navigator.sendBeacon(saveUrl(), data)) dirty = false;
     });
     window.addEventListener("beforeunload", (event) => {
@@ -125,18 +165,60 @@
       }
     });
 
-    // Typing the server never confirmed (a crash, a closed tab, no connection): offer it back.
-    const local = localCopy();
-    if (local && content(local.body) !== content(serialised())) {
-      const banner = document.getElementById("local-draft");
-      if (banner) {
-        banner.hidden = false;
-        const when = banner.querySelector("[data-local-time]");
-        if (when) when.textContent = new Date(local.at).toLocaleTimeString();
-      }
-    } else if (local) {
-      forgetLocally();
+    // Text that other tabs, or this task's pages before a crash or a closed window, kept
+    // and the server never confirmed: offer each back, with when it was typed. A record
+    // that holds what the page shows is already on the server: nothing to say.
+    if (journal && journalPrefix) {
+      const here = content(serialised());
+      journal.ofTask(journalPrefix).then((rows) => {
+        const offered = rows.filter((row) => {
+          if (row.key === journalKey) return false;
+          if (content(row.body) === here) { journal.remove(row.key).catch(() => {}); return false; }
+          return true;
+        });
+        offerBack(offered, here);
+      }).catch(() => {});
     }
+  }
+
+  // The texts of a journal record that differ from the page, for the offer's preview.
+  function differences(body, here) {
+    const mine = new URLSearchParams(here);
+    const words = [];
+    new URLSearchParams(body).forEach((value, name) => {
+      if (value.trim() && mine.getAll(name).indexOf(value) === -1 && !/^\d+$/.test(value)) words.push(value.trim());
+    });
+    const text = words.join(" · ");
+    return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+  }
+
+  function offerBack(rows, here) {
+    const banner = document.getElementById("local-draft");
+    const list = banner && banner.querySelector("[data-local-list]");
+    if (!banner || !list || !rows.length) return;
+    list.innerHTML = "";
+    rows.forEach((row) => {
+      const item = document.createElement("li");
+      item.dataset.localKey = row.key;
+      const when = document.createElement("strong");
+      when.textContent = new Date(row.at).toLocaleTimeString();
+      const words = document.createElement("span");
+      words.className = "muted";
+      words.textContent = ` ${differences(row.body, here) || "(the same words, in another order or with other choices)"} `;
+      const restore = document.createElement("button");
+      restore.type = "button";
+      restore.className = "small";
+      restore.dataset.restoreLocal = row.key;
+      restore.textContent = "Put it back";
+      const discard = document.createElement("button");
+      discard.type = "button";
+      discard.className = "small secondary";
+      discard.dataset.discardLocal = row.key;
+      discard.textContent = "Discard it";
+      item.append(when, words, restore, " ", discard);
+      list.appendChild(item);
+    });
+    banner.hidden = false;
   }
 
   function keepMine(version) {
@@ -164,6 +246,13 @@
     });
   }
 
+  function dropOffer(key) {
+    const item = document.querySelector(`[data-local-key="${CSS.escape(key)}"]`);
+    if (item) item.remove();
+    const banner = document.getElementById("local-draft");
+    if (banner && !banner.querySelector("[data-local-key]")) banner.hidden = true;
+  }
+
   document.addEventListener("click", (event) => {
     const copy = event.target.closest("[data-copy-theirs]");
     if (copy && form) {
@@ -176,7 +265,8 @@
       return;
     }
     if (event.target.closest("[data-take-theirs]")) {
-      // The annotator chose the saved version: this tab's copy must not come back.
+      // The annotator chose the saved version; this tab's text is kept on the server as the
+      // revision the conflict screen names.
       forgetLocally();
       dirty = false;
       saveFailed = false;
@@ -184,31 +274,39 @@
       return;
     }
     const restore = event.target.closest("[data-restore-local]");
-    if (restore && form) {
-      const local = localCopy();
-      if (!local) return;
-      // Saved like any autosave, with the version the copy was built on: if another tab
-      // saved since, the conflict screen lets the annotator choose.
-      fetch(saveUrl(), {
-        method: "POST",
-        body: new URLSearchParams(local.body),
-        headers: { "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value, "HX-Request": "true" },
-        credentials: "same-origin",
-      }).then(async (response) => {
-        if (response.ok) {
-          forgetLocally();
-          leaving = true;
-          window.location.reload();
-        } else {
-          swapIn(await response.text());
-        }
-        document.getElementById("local-draft").hidden = true;
-      });
+    if (restore && form && journal) {
+      const key = restore.dataset.restoreLocal;
+      journal.ofTask(journalPrefix).then((rows) => {
+        const row = rows.find((r) => r.key === key);
+        if (!row) return;
+        const body = new URLSearchParams(row.body);
+        body.set("tab_id", tabId);
+        // Saved like any autosave, with the version the copy was built on: if another tab
+        // saved since, the conflict screen lets the annotator choose.
+        return fetch(saveUrl(), {
+          method: "POST",
+          body,
+          headers: { "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value, "HX-Request": "true" },
+          credentials: "same-origin",
+        }).then(async (response) => {
+          if (response.headers.get("X-Revision")) {
+            // Stored: as the draft, or (when another tab saved since) as a revision that
+            // the reloaded editor names, to open and make the draft again by choice.
+            await journal.remove(key).catch(() => {});
+            leaving = true;
+            window.location.reload();
+          } else {
+            swapIn(await response.text());
+            dropOffer(key);
+          }
+        });
+      }).catch(showNotSaved);
       return;
     }
-    if (event.target.closest("[data-discard-local]")) {
-      forgetLocally();
-      document.getElementById("local-draft").hidden = true;
+    const discard = event.target.closest("[data-discard-local]");
+    if (discard && journal) {
+      journal.remove(discard.dataset.discardLocal).catch(() => {});
+      dropOffer(discard.dataset.discardLocal);
     }
   });
 

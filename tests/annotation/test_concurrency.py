@@ -6,8 +6,8 @@ from collections import Counter
 import pytest
 from django.db import connection, connections
 
-from annotation import assignment, workflow
-from annotation.models import Task
+from annotation import assignment, handin, workflow
+from annotation.models import DraftRevision, Task
 from annotation.vocabulary import Phase
 from tests import steps
 from tests.factories import AnnotatorFactory, ClaimWaitingForQuestionsFactory, PooledTaskFactory
@@ -97,3 +97,32 @@ def test_one_annotators_simultaneous_requests_never_break_the_same_article_rule(
     held = dict(Task.objects.exclude(annotator=None).values_list("pk", "annotator_id"))
     assert held == holders
     assert set(holders.values()) == {p.pk for p in people}
+
+
+def test_two_tabs_handing_in_a_check_in_the_same_second_keep_both_texts():
+    """Issue 22, sequence 2 on P3: both tabs press Submit at once. One check is handed in,
+    the other tab's justification is kept as a revision refused for the real reason."""
+    crew = [AnnotatorFactory(username=f"checker{n}") for n in range(3)]
+    steps.new_article()
+    steps.normalise(crew[0])
+    steps.answer(crew[1])
+    task = steps.take(crew[2], Phase.QUALITY_CHECK)
+
+    def work(tab):
+        text = f"justification typed in tab {tab}"
+        handed = handin.hand_in(
+            task,
+            {"verdict": "Refuted", "justification": text, "unreadable": False, "flags": {}},
+            version=0,
+            author=crew[2],
+            tab=tab,
+            finish=lambda locked: workflow.submit(locked, steps.verdict(justification=text)),
+        )
+        return [(tab, handed.outcome)]
+
+    outcomes = dict(_run_in_threads(work, ["A", "B"]))
+    assert sorted(outcomes.values()) == ["refused_closed", "submitted"]
+    late = next(tab for tab, outcome in outcomes.items() if outcome == "refused_closed")
+    kept = DraftRevision.objects.get(task=task, tab=late)
+    assert kept.content["justification"] == f"justification typed in tab {late}"
+    assert kept.task_status == Task.Status.SUBMITTED

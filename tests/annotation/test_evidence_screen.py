@@ -238,12 +238,13 @@ def test_the_claim_correction_is_kept_beside_the_original(logged_in, p2_task, cl
     assert evidence.task.annotator.username == "alice"
 
 
-def test_a_stale_confirmation_is_refused(logged_in, p2_task, claim):
+def test_a_stale_confirmation_is_refused_with_the_conflict_screen(logged_in, p2_task, claim):
     logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), GOOD)
     response = logged_in.post(
         reverse("annotation:confirm-evidence", args=[p2_task.pk]), {"draft_version": "0"}
     )
-    assert response.status_code == 302
+    assert response.status_code == 409
+    assert "Two versions of this task" in response.content.decode()
     claim.refresh_from_db()
     assert claim.state == Claim.State.QUESTIONS
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation import assignment, workflow
-from annotation.models import Article, Claim, EvidenceRound, Task
+from annotation.models import Article, Claim, DraftRevision, EvidenceRound, Task
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase, Verdict
 from review.models import QualityCheck
 from tests import steps
@@ -239,7 +239,10 @@ def test_an_annotator_takes_saves_and_submits_evidence_and_the_claim_moves_to_p3
     saved = api.put(
         f"{task_url}draft/", {"draft": {"questions": ["How much?"]}, "version": 0}, format="json"
     )
-    assert saved.status_code == 200 and saved.json() == {"draft_version": 1}
+    assert saved.status_code == 200 and saved.json()["draft_version"] == 1
+    assert DraftRevision.objects.get(pk=saved.json()["revision"]).content == {
+        "questions": ["How much?"]
+    }
     reopened = api.get(task_url).json()
     assert reopened["draft"] == {"questions": ["How much?"]} and reopened["draft_version"] == 1
 
@@ -288,7 +291,9 @@ def test_the_draft_of_a_submitted_task_cannot_change(api, claim_in_p2):
     response = api.put(draft(task), {"draft": {}, "version": 0}, format="json")
     assert response.status_code == 409
     assert response.json()["status"] == "submitted"
-    assert "only a task in progress" in response.json()["detail"]
+    assert "handed in from another tab or window" in response.json()["detail"]
+    kept = DraftRevision.objects.get(pk=response.json()["revision"])
+    assert kept.outcome == DraftRevision.Outcome.REFUSED_CLOSED
 
 
 def test_a_draft_must_be_an_object_with_a_version(api, claim_in_p2):
@@ -361,14 +366,29 @@ def test_an_unanswerable_answer_gets_the_dataset_text(api, claim_in_p2):
     assert answer["text"] == "No answer could be found."
 
 
-def test_submitting_again_is_harmless(api, claim_in_p2):
+def test_submitting_the_same_work_again_is_harmless(api, claim_in_p2):
     task = start(api, Phase.QUESTIONS)
     first = api.post(submit(task), evidence_payload(Verdict.REFUTED), format="json")
-    again = api.post(submit(task), evidence_payload(Verdict.SUPPORTED), format="json")
+    again = api.post(submit(task), evidence_payload(Verdict.REFUTED), format="json")
     assert first.status_code == again.status_code == 200
     assert again.json()["result"] == first.json()["result"]
     assert claim_in_p2.evidence_rounds.count() == 1
     assert Task.objects.filter(claim=claim_in_p2, phase=Phase.QUALITY_CHECK).count() == 1
+
+
+def test_other_work_arriving_after_the_hand_in_is_kept_and_refused_with_409(api, claim_in_p2):
+    task = start(api, Phase.QUESTIONS)
+    first = api.post(submit(task), evidence_payload(Verdict.REFUTED), format="json")
+    late = api.post(submit(task), evidence_payload(Verdict.SUPPORTED), format="json")
+    assert first.status_code == 200
+    assert late.status_code == 409
+    body = late.json()
+    assert "handed in from another tab or window" in body["detail"]
+    assert body["status"] == Task.Status.SUBMITTED
+    kept = DraftRevision.objects.get(pk=body["revision"])
+    assert kept.outcome == DraftRevision.Outcome.REFUSED_CLOSED
+    assert kept.content["verdict"] == Verdict.SUPPORTED
+    assert claim_in_p2.evidence_rounds.get().verdict == Verdict.REFUTED
 
 
 def test_a_task_assigned_but_not_opened_cannot_be_submitted(api, annotator, manager, claim_in_p2):

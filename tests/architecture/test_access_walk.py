@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from annotation import handin
 from annotation.models import Batch, SuggestionPoolBuild, TrainingAnswer, User
 from annotation.vocabulary import Phase
 from exports.models import ExportJob, ScoringJob, Webhook
@@ -45,6 +46,13 @@ PAGES: dict[str, tuple[int, int, int, int]] = {
     "annotation:import-articles": (302, 403, 200, 403),
     "annotation:manage-suggestions": (302, 403, 200, 403),
     "annotation:manager-panel": (302, 403, 200, 403),
+    # A task's revisions are its annotator's; managers read them on their own pages.
+    "annotation:revisions": (302, 200, 404, 404),
+    "annotation:revision": (302, 200, 404, 404),
+    "annotation:restore-revision": (405, 405, 405, 405),
+    "annotation:discard-revision": (405, 405, 405, 405),
+    "annotation:manage-revisions": (302, 403, 200, 403),
+    "annotation:manage-revision": (302, 403, 200, 403),
     "annotation:open-result": (405, 405, 405, 405),
     "annotation:people": (302, 403, 200, 403),
     "annotation:person": (302, 403, 200, 403),
@@ -174,6 +182,8 @@ def world(db):
     bob = AnnotatorFactory(username="bob")
     PooledTaskFactory()
     task = steps.take(alice, Phase.QUESTIONS)
+    revision = handin.save(task, {"questions": []}, version=0, author=alice).revision
+    task.refresh_from_db()
     accepted = AcceptedClaimFactory()
     gold = GoldClaimFactory()
     # The answer itself: training.hand_in would first need a full pool to draw from.
@@ -199,6 +209,15 @@ def world(db):
         },
         "annotation:suggestion-outcome": {"pk": task.pk, "suggestion_pk": 1},
         "annotation:tour-done": {"name": "phase1"},
+        **{
+            name: {"pk": task.pk, "revision_pk": revision.pk}
+            for name in (
+                "annotation:revision",
+                "annotation:restore-revision",
+                "annotation:discard-revision",
+                "annotation:manage-revision",
+            )
+        },
         "annotation:start-next": {"phase": Phase.QUESTIONS},
         "annotation:training": {"phase": Phase.NORMALISATION},
         "annotation:training-hand-in": {"phase": Phase.NORMALISATION, "claim_pk": gold.pk},

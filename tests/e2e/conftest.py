@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,28 @@ def new_page(browser, live_server, csp_violations):
     yield make
     for context in contexts:
         context.close()
+    _let_requests_in_flight_finish()
+
+
+def _let_requests_in_flight_finish(timeout: float = 5.0) -> None:
+    """A page closing sends its last save (sendBeacon) after the test is over; emptying the
+    database under that request's transaction deadlocks. Wait (bounded) until no other
+    connection of the test database is inside a statement or a transaction."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    time.sleep(0.2)  # a beacon sent as the context closed reaches the server first
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.05)
 
 
 def sign_in(page, username: str, password: str = "correct horse battery") -> None:
