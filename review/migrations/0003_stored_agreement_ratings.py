@@ -16,7 +16,7 @@ def fill_stored_ratings(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0011_task_submitted_index'),
+        ('annotation', '0012_task_submitted_index'),
         ('review', '0002_vocabulary_labels'),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0010_training_draws_and_practice_items'),
+        ('annotation', '0011_draft_revisions'),
     ]
 
     operations = [
