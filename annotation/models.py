@@ -439,6 +439,8 @@ class Task(models.Model):
             ),
             models.Index(fields=["annotator", "phase", "status"], name="task_by_annotator"),
             models.Index(fields=["status", "lease_expires_at"], name="task_lease"),
+            # The dashboard's figures over handed-in work, filtered by hand-in date.
+            models.Index(fields=["status", "submitted_at"], name="task_submitted"),
         ]
         constraints = [
             # DESIGN.md: no annotator ever sees claims of the same article twice, in any phase.

@@ -1,14 +1,23 @@
-"""How long the managers' dashboard takes to compute as the project grows.
+"""The managers' reporting, side by side: figures computed on request against the stored ones.
 
-The dashboard, its CSV downloads and /api/v1/agreement/ compute every figure on request
-(review/agreement.py, review/progress.py). This builds N double-annotated claims (two P2
-rounds with two QA pairs each, two P3 checks, five annotators per claim out of 20) and
-times each part of the report at each size, side by side in one run. Run from the project
-root:
+Builds N double-annotated claims (two P2 rounds with two QA pairs each, two P3 checks, five
+annotators per claim out of 200) with their work spread over 70 days, plus waiting tasks
+(P1 articles and P5 claims, some of them stuck: the accounts qualified for P5 are few and
+some are at quota). Then times, at each size, in one run:
 
-    .venv/bin/python benchmarks/reporting.py [--claims 1000 5000] [--repeat 3]
+- the functions: verdict agreement from the raw rows (`verdict_ratings`, as before issue 27)
+  and from the stored ratings; progress figures by the former per-row code (the oracle of
+  tests/review/test_progress_aggregates.py) and by the aggregated queries;
+- the real views through Django's test client (dashboard page, a CSV download,
+  /api/v1/progress/), once with the former computation patched in and once as shipped;
+- the cost a hand-in pays to keep the figures current (review/stored.py's refresh of one
+  claim, run by the post_save hook inside the hand-in's transaction), and its queries.
 
-It works in its own database (averitec_bench_wt14 by default, created when missing) and
+Run from the project root:
+
+    .venv/bin/python benchmarks/reporting.py [--claims 1000 10000] [--repeat 5]
+
+It works in its own database (averitec_bench_wt27 by default, created when missing) and
 empties its tables before each size, so it refuses any database whose name lacks "bench".
 """
 
@@ -32,13 +41,17 @@ from benchmarks.bench_db import (
     setup_django,
 )
 
-DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/averitec_bench_wt14"
-ANNOTATORS = 20
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/averitec_bench_wt27"
+ANNOTATORS = 200
+DAYS = 70
+# Only these accounts may take P5, and all are at their quota (0): waiting P5 work is stuck.
+P5_QUALIFIED = 3
 LABELS = ["Supported", "Refuted", "Not Enough Evidence", "Conflicting Evidence/Cherrypicking"]
 
 
 def build(n_claims: int, rng: random.Random) -> None:
-    """N accepted claims, each with two independent P2 rounds and two blind P3 checks."""
+    """N accepted claims, each with two independent P2 rounds and two blind P3 checks, over
+    DAYS days; a waiting P5 task on every tenth claim and a waiting P1 task per 20 claims."""
     from django.db import connection
     from django.utils import timezone
 
@@ -47,6 +60,7 @@ def build(n_claims: int, rng: random.Random) -> None:
         Article,
         Claim,
         EvidenceRound,
+        PhaseQuota,
         Question,
         Task,
         User,
@@ -55,14 +69,22 @@ def build(n_claims: int, rng: random.Random) -> None:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "TRUNCATE review_problemflag, review_qualitycheck, annotation_answer, "
+            "TRUNCATE review_agreementrating, annotation_phasequota, "
+            "review_problemflag, review_qualitycheck, annotation_answer, "
             "annotation_question, annotation_evidenceround, annotation_transition, "
             "annotation_task, annotation_claim, annotation_article, annotation_user CASCADE"
         )
     users = User.objects.bulk_create(
-        User(username=f"bench{i}", qualified_phases=[1, 2, 3, 4, 5]) for i in range(ANNOTATORS)
+        User(username=f"bench{i}", qualified_phases=[1, 2, 3, 4, 5][: 5 if i < P5_QUALIFIED else 4])
+        for i in range(ANNOTATORS)
+    )
+    PhaseQuota.objects.bulk_create(
+        PhaseQuota(annotator=user, phase=5, limit=0) for user in users[:P5_QUALIFIED]
     )
     now = timezone.now()
+    day = timezone.timedelta(days=1)
+    # When each claim's work began: anywhere in the DAYS days, leaving a week for its phases.
+    starts = [now - DAYS * day + rng.random() * (DAYS - 8) * day for _ in range(n_claims)]
     articles = Article.objects.bulk_create(
         Article(
             url=f"https://factcheck.example.org/{i}",
@@ -78,6 +100,7 @@ def build(n_claims: int, rng: random.Random) -> None:
             fact_checker_label=rng.choice(LABELS),
             claim_date=now.date(),
             state=Claim.State.ACCEPTED,
+            created_at=starts[i],
             label=rng.choice(LABELS),
             is_agreement_sample=True,
             accepted_at=now,
@@ -86,15 +109,18 @@ def build(n_claims: int, rng: random.Random) -> None:
     )
 
     def task(i: int, k: int, phase: int, sample: bool = False) -> Task:
-        opened = now - timezone.timedelta(minutes=rng.randint(1, 90), days=rng.randint(0, 20))
+        created = starts[i] + phase * timezone.timedelta(hours=rng.randint(1, 30))
+        opened = created + timezone.timedelta(minutes=rng.randint(1, 600))
         return Task(
             phase=phase,
             article_id=claims[i].article_id,
             claim=claims[i] if phase > 1 else None,
-            annotator=users[(i + k) % ANNOTATORS],
+            annotator=users[(i * 7 + k) % ANNOTATORS],
             status=Task.Status.SUBMITTED,
             is_agreement_sample=sample,
+            created_at=created,
             opened_at=opened,
+            article_loaded_at=opened,
             submitted_at=opened + timezone.timedelta(seconds=rng.randint(10, 1800)),
         )
 
@@ -160,21 +186,114 @@ def build(n_claims: int, rng: random.Random) -> None:
         for i in range(n_claims)
         for sample in (0, 1)
     )
+    # Waiting work: P5 on every tenth claim (stuck where the one free P5 account touched the
+    # article), and fresh articles waiting for P1.
+    Task.objects.bulk_create(
+        Task(
+            phase=5,
+            article_id=claims[i].article_id,
+            claim=claims[i],
+            created_at=now - rng.random() * 5 * day,
+        )
+        for i in range(0, n_claims, 10)
+    )
+    waiting = Article.objects.bulk_create(
+        Article(
+            url=f"https://factcheck.example.org/w{i}", normalized_url=f"factcheck.example.org/w{i}"
+        )
+        for i in range(n_claims // 20)
+    )
+    Task.objects.bulk_create(
+        Task(phase=1, article=a, created_at=now - rng.random() * DAYS * day) for a in waiting
+    )
 
 
-def timed(function: Callable[[], object], repeat: int) -> float:
+def timed(function: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median and worst (the p95 of a handful of runs) seconds of `function`."""
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
         function()
         times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return statistics.median(times), max(times)
+
+
+def old_progress_report(report_filter) -> dict:
+    """The progress report as computed before issue 27: every task row read in Python."""
+    from review import progress
+    from tests.review import test_progress_aggregates as before
+
+    stuck = before.old_stuck_tasks(report_filter)
+    return {
+        "filter": report_filter.as_dict(),
+        "phases": before.old_phase_figures(report_filter),
+        "days": before.old_daily_figures(report_filter),
+        "outcomes": progress.outcome_rates(report_filter),
+        "annotators": before.old_annotator_figures(report_filter),
+        "stuck": stuck,
+        "stuck_summary": before.old_stuck_summary(stuck),
+        "stuck_total": len(stuck),
+        "stuck_pages": {"page": 1, "pages": 1, "size": len(stuck)},
+        "speed_trap_seconds": 24,
+    }
+
+
+def on_request():
+    """Patch the former computation into the views: verdicts from the raw rows, progress
+    row by row, every stuck task on the page."""
+    from contextlib import ExitStack
+    from functools import partial
+    from unittest import mock
+
+    from review import agreement
+
+    def old_agreement(report_filter=None, **kwargs):
+        return agreement.agreement_report(
+            report_filter, ratings=agreement.verdict_ratings, **kwargs
+        )
+
+    def old_progress(report_filter=None, **kwargs):
+        return old_progress_report(report_filter)
+
+    stack = ExitStack()
+    for target, value in (
+        ("review.dashboard.agreement_report", old_agreement),
+        ("review.dashboard.progress_report", old_progress),
+        ("review.api.progress_report", old_progress),
+    ):
+        stack.enter_context(mock.patch(target, partial(value)))
+    return stack
+
+
+def hand_in_cost(claim_ids: list[int], repeat: int) -> tuple[float, float, float]:
+    """Median and worst ms of refreshing one claim's stored ratings (what the post_save hook
+    adds to a hand-in), in a transaction as on the hand-in path; and its queries."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from review import stored
+
+    times = []
+    for claim_id in claim_ids[:repeat]:
+        with transaction.atomic():
+            started = time.perf_counter()
+            stored.refresh_claims([claim_id])
+            times.append((time.perf_counter() - started) * 1000)
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        stored.refresh_claims([claim_ids[0]])
+    return statistics.median(times), max(times), len(queries)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--claims", type=int, nargs="+", default=[1000, 5000])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--claims", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--old-up-to",
+        type=int,
+        default=10000,
+        help="Time the former on-request computation only up to this many claims.",
+    )
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     args = parser.parse_args()
     name = database_name(args.database_url)
@@ -183,37 +302,76 @@ def main() -> None:
     setup_django(args.database_url)
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-    from review.agreement import ReportFilter, agreement_report, evidence_agreement
-    from review.dashboard import tables
+    from django.conf import settings
+    from django.test import Client
+    from django.urls import reverse
+
+    from annotation.models import Claim, User
+    from review import stored
+    from review.agreement import ReportFilter, agreement_report, verdict_ratings
     from review.progress import progress_report
 
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     print(
         f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, median of {args.repeat}"
+        f"Python {platform.python_version()}; median / worst of {args.repeat} runs"
     )
-    print(
-        "| claims | verdict agreement (4 comparisons, 1000 bootstrap resamples each) "
-        "| evidence METEOR (own request) | progress + stuck work | dashboard page "
-        "| page, s per 1000 claims |"
-    )
-    print("|---|---|---|---|---|---|")
     report_filter = ReportFilter()  # everything: the dashboard's unfiltered view
+    rows = []
     for n in args.claims:
         build(n, random.Random(n))
-        verdicts = timed(lambda: agreement_report(report_filter, evidence=False), args.repeat)
-        evidence = timed(lambda: evidence_agreement(report_filter.claims()), 1)
-        progress = timed(lambda: progress_report(report_filter), args.repeat)
-        # The page itself; its evidence section arrives in a second request (htmx).
-        whole = timed(
-            lambda: tables(
-                agreement_report(report_filter, evidence=False), progress_report(report_filter)
+        started = time.perf_counter()
+        differences = stored.rebuild()
+        rebuild_s = time.perf_counter() - started
+        manager = User.objects.create(username="bench-manager", role=User.Role.MANAGER)
+        client = Client()
+        client.force_login(manager)
+        pages = {
+            "dashboard page": reverse("review:dashboard"),
+            "annotators CSV": reverse("review:dashboard-csv", args=["annotators"]),
+            "/api/v1/progress/": reverse("review_api:progress"),
+        }
+
+        def get(url: str, client: Client = client) -> None:
+            response = client.get(url)
+            assert response.status_code == 200, (url, response.status_code)
+
+        measures = {
+            "verdict agreement (function)": (
+                lambda: agreement_report(report_filter, evidence=False, ratings=verdict_ratings),
+                lambda: agreement_report(report_filter, evidence=False),
             ),
-            args.repeat,
-        )
+            "progress + stuck work (function)": (
+                lambda: old_progress_report(report_filter),
+                lambda: progress_report(report_filter, stuck_page=1),
+            ),
+        }
+        for title, url in pages.items():
+            measures[title] = (lambda url=url: get(url), lambda url=url: get(url))
+        for title, (old, new) in measures.items():
+            before = None
+            if n <= args.old_up_to:
+                with on_request():
+                    before = timed(old, args.repeat)
+            after = timed(new, args.repeat)
+            rows.append((n, title, before, after))
+        claim_ids = list(Claim.objects.order_by("?").values_list("pk", flat=True)[:50])
+        cost = hand_in_cost(claim_ids, 50)
+        rows.append((n, "rebuild_agreement (all claims)", None, (rebuild_s, rebuild_s)))
+        print(f"\n## {n:,} claims (rebuild: {len(differences)} claims filled)\n")
+        print("| measure | on request (median / worst) | stored (median / worst) | ratio |")
+        print("|---|---|---|---|")
+        for size, title, before, after in rows:
+            if size != n:
+                continue
+            old_text = f"{before[0]:.3f} / {before[1]:.3f} s" if before else "not run"
+            ratio = f"{before[0] / after[0]:.1f}x" if before else ""
+            print(f"| {title} | {old_text} | {after[0]:.3f} / {after[1]:.3f} s | {ratio} |")
         print(
-            f"| {n:,} | {verdicts:.2f} s | {evidence:.2f} s | {progress:.2f} s | {whole:.2f} s "
-            f"| {whole / n * 1000:.2f} |"
+            f"| keeping figures current, per hand-in | - | {cost[0]:.1f} / {cost[1]:.1f} ms "
+            f"({cost[2]} queries) | |"
         )
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -370,6 +370,8 @@ if not 0.0 <= AGREEMENT_SAMPLE_RATE <= 1.0:
 AGREEMENT_MIN_PAIR_OVERLAP = env_int("AGREEMENT_MIN_PAIR_OVERLAP", 10, minimum=1)
 # A task handed in faster than this was hardly read: the dashboard counts it as a speed trap.
 SPEED_TRAP_SECONDS = env_int("SPEED_TRAP_SECONDS", 24, minimum=1)
+# The dashboard's stuck-work panel shows this many tasks per page (its CSV holds them all).
+STUCK_PAGE_SIZE = env_int("STUCK_PAGE_SIZE", 50, minimum=1)
 # Managers see articles, labels and verdicts while they manage: by default they take no
 # blind (P3, P5) tasks, whatever phases their account lists.
 MANAGERS_TAKE_BLIND_TASKS = env_bool("MANAGERS_TAKE_BLIND_TASKS", False)

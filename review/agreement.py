@@ -23,7 +23,7 @@ rating are counted as left out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -34,7 +34,7 @@ from annotation.models import Claim, EvidenceRound
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase, Verdict
 from pipeline import scoring
 from review.kappa import Rating, confusion_matrix, verdict_agreement
-from review.models import QualityCheck
+from review.models import AgreementRating, QualityCheck
 
 VERDICTS = [v.value for v in Verdict]
 POST_CONTROL_VERDICTS = [*VERDICTS, CLAIM_TOO_VAGUE]
@@ -144,6 +144,21 @@ def verdict_ratings(comparison: str, claims: QuerySet[Claim]) -> list[Rating]:
         ]
         return ratings
     raise ValueError(f"unknown comparison {comparison!r}; choose from {', '.join(COMPARISONS)}")
+
+
+def stored_ratings(comparison: str, claims: QuerySet[Claim]) -> list[Rating]:
+    """The ratings of one comparison as stored when the verdicts arrived (review/stored.py):
+    the same ratings `verdict_ratings` computes, read from one indexed table."""
+    if comparison not in COMPARISONS:
+        raise ValueError(f"unknown comparison {comparison!r}; choose from {', '.join(COMPARISONS)}")
+    return [
+        Rating(item, who, label, str(claim_id))
+        for item, who, label, claim_id in AgreementRating.objects.filter(
+            comparison=comparison, claim__in=claims
+        )
+        .order_by("id")
+        .values_list("item", "annotator", "label", "claim_id")
+    ]
 
 
 def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
@@ -266,20 +281,22 @@ def agreement_report(
     *,
     evidence: bool = True,
     progress: scoring.Progress | None = None,
+    ratings: Callable[[str, QuerySet[Claim]], list[Rating]] | None = None,
 ) -> dict:
     """Every agreement figure for the claims the filter selects, ready for JSON.
 
+    The verdict figures aggregate the stored ratings (`stored_ratings`); `ratings` may name
+    another source of the same ratings (`verdict_ratings` computes them from the raw rows).
     `progress` is called with the number of METEOR pairs done for the evidence agreement.
     """
+    ratings = ratings or stored_ratings
     report_filter = report_filter or ReportFilter()
     claims = report_filter.claims()
     min_overlap = settings.AGREEMENT_MIN_PAIR_OVERLAP
     verdicts = {}
     for key, title in COMPARISONS.items():
         labels = POST_CONTROL_VERDICTS if key == "p4_p5" else VERDICTS
-        figures = verdict_agreement(
-            verdict_ratings(key, claims), labels, min_pair_overlap=min_overlap
-        )
+        figures = verdict_agreement(ratings(key, claims), labels, min_pair_overlap=min_overlap)
         verdicts[key] = {"title": title, "short": SHORT_NAMES[key], **figures}
     return {
         "filter": report_filter.as_dict(),

@@ -8,9 +8,19 @@ class ReviewConfig(AppConfig):
     def ready(self) -> None:
         # annotation dispatches tasks by phase but cannot import review (it sits below it),
         # so review hands it the blind checks' parts here, once the apps are loaded.
+        from django.db.models.signals import post_save
+
         from annotation import phases
+        from annotation.models import EvidenceRound
         from annotation.vocabulary import Phase
-        from review import checks, forms, serializers, views
+        from review import checks, forms, serializers, stored, views
+        from review.models import QualityCheck
+
+        # Stored agreement ratings follow every verdict, whichever path stored it.
+        for model in (EvidenceRound, QualityCheck):
+            post_save.connect(
+                stored.on_verdict_saved, sender=model, dispatch_uid=f"ratings-{model}"
+            )
 
         for phase, submit_serializer in (
             (Phase.QUALITY_CHECK, serializers.QualityCheckSubmitSerializer),

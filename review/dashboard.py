@@ -32,6 +32,8 @@ TABLE_TITLES = {
     "annotators": "Per annotator",
     "stuck": "Stuck work",
 }
+# Tables made from the progress figures alone: their CSV needs no agreement figure.
+PROGRESS_TABLES = ("phases", "days", "outcomes", "annotators", "stuck")
 
 
 def _interval(figures: dict, name: str) -> tuple:
@@ -41,6 +43,10 @@ def _interval(figures: dict, name: str) -> tuple:
 
 def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[list]]]:
     """Every dashboard table as (header, rows), keyed by its CSV name."""
+    return {**agreement_tables(agreement), **progress_tables(progress)}
+
+
+def agreement_tables(agreement: dict) -> dict[str, tuple[list[str], list[list]]]:
     verdicts = agreement["verdicts"]
     out: dict[str, tuple[list[str], list[list]]] = {}
     out["agreement"] = (
@@ -110,7 +116,6 @@ def tables(agreement: dict, progress: dict) -> dict[str, tuple[list[str], list[l
         ],
     )
     out["evidence"] = evidence_table(agreement["evidence"])
-    out.update(progress_tables(progress))
     return out
 
 
@@ -185,6 +190,25 @@ def _filter(request: HttpRequest) -> tuple[ReportFilterForm, ReportFilter]:
     return form, ReportFilter()
 
 
+def _page(request: HttpRequest) -> int:
+    page = request.GET.get("stuck_page", "1")
+    return int(page) if page.isdigit() else 1
+
+
+def _page_links(request: HttpRequest, pages: dict) -> dict:
+    """The query strings of the previous and next page of stuck work, other filters kept."""
+
+    def link(number: int) -> str:
+        query = request.GET.copy()
+        query["stuck_page"] = str(number)
+        return query.urlencode()
+
+    return {
+        "previous": link(pages["page"] - 1) if pages["page"] > 1 else None,
+        "next": link(pages["page"] + 1) if pages["page"] < pages["pages"] else None,
+    }
+
+
 @manager_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     form, report_filter = _filter(request)
@@ -192,7 +216,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     # METEOR is the slow part: the page loads its section afterwards (dashboard_evidence),
     # except the printable report, which must hold everything.
     agreement = agreement_report(report_filter, evidence=printable)
-    progress = progress_report(report_filter)
+    # The page shows one page of stuck work (the printable report all of it); its CSV has all.
+    progress = progress_report(report_filter, stuck_page=None if printable else _page(request))
     named = tables(agreement, progress)
     verdicts = agreement["verdicts"]
     kappa_rows = [
@@ -211,6 +236,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "agreement": agreement,
         "evidence": agreement["evidence"],
         "progress": progress,
+        "stuck_links": _page_links(request, progress["stuck_pages"]),
         "tables": {
             key: {"title": TABLE_TITLES[key], "header": h, "rows": r}
             for key, (h, r) in named.items()
@@ -247,9 +273,12 @@ def dashboard_csv(request: HttpRequest, table: str) -> HttpResponse:
     if table not in TABLE_TITLES:
         raise Http404(f"no table called {table!r}")
     _, report_filter = _filter(request)
-    # METEOR is the slow part; only its own table needs it.
-    agreement = agreement_report(report_filter, evidence=table == "evidence")
-    header, rows = tables(agreement, progress_report(report_filter))[table]
+    if table in PROGRESS_TABLES:
+        header, rows = progress_tables(progress_report(report_filter))[table]
+    else:
+        # METEOR is the slow part; only its own table needs it.
+        agreement = agreement_report(report_filter, evidence=table == "evidence")
+        header, rows = agreement_tables(agreement)[table]
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{table}.csv"'
     writer = csv_writer(response)

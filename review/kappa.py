@@ -56,9 +56,15 @@ class Rating:
     cluster: str = ""
 
 
+_DIGIT_RUNS = re.compile(r"(\d+)")
+
+
 def canonical_order(name: str) -> list:
     """Sort key: digit runs compare as numbers ("2" before "10"), the rest as text."""
-    return [int(part) if n % 2 else part for n, part in enumerate(re.split(r"(\d+)", name))]
+    if name.isascii() and name.isdigit():
+        # Most items are claim ids: the split below would give exactly this.
+        return ["", int(name), ""]
+    return [int(part) if n % 2 else part for n, part in enumerate(_DIGIT_RUNS.split(name))]
 
 
 class RatingsFileError(ValueError):
@@ -189,23 +195,31 @@ def bootstrap_intervals(
     rng = np.random.default_rng(seed)
     agreement = _item_agreement(table.counts)
     position = {cluster: n for n, cluster in enumerate(clusters)}
-    # items x clusters: which cluster each item belongs to.
-    member = np.zeros((len(table.items), len(clusters)))
-    for i, cluster in enumerate(table.clusters or table.items):
-        member[i, position[cluster]] = 1
+    # Each item's cluster, as an index: an item is drawn as often as its cluster. (A dense
+    # items x clusters matrix gives the same weights at a cost that grows with the square.)
+    member = np.array([position[c] for c in table.clusters or table.items], dtype=np.intp)
     n_clusters = len(clusters)
     draws = np.empty((resamples, 3))
-    for r in range(resamples):
+    # Resamples in blocks, each block one draw of (block x clusters) from the generator: the
+    # same numbers, in the same order, as one draw per resample, at array speed.
+    block = max(1, min(resamples, 2_000_000 // max(1, len(member) + n_clusters)))
+    for first in range(0, resamples, block):
+        rows = min(block, resamples - first)
+        picks = rng.integers(0, n_clusters, (rows, n_clusters))
         # How often each cluster was drawn, hence each item: the resample's sums are
         # weighted sums.
-        drawn = np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
-        weights = member @ drawn
-        observed = float(weights @ agreement) / float(weights.sum())
+        offsets = (np.arange(rows) * n_clusters)[:, None]
+        drawn = np.bincount((picks + offsets).ravel(), minlength=rows * n_clusters)
+        weights = drawn.reshape(rows, n_clusters)[:, member].astype(np.float64)
+        observed = (weights @ agreement) / weights.sum(axis=1)
         totals = weights @ table.counts
-        shares = totals / totals.sum()
-        chance = float((shares**2).sum())
-        fleiss = (observed - chance) / (1 - chance) if chance < 1 else math.nan
-        draws[r] = (observed, fleiss, (observed - 1 / k) / (1 - 1 / k))
+        shares = totals / totals.sum(axis=1, keepdims=True)
+        chance = (shares**2).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fleiss = np.where(chance < 1, (observed - chance) / (1 - chance), math.nan)
+        draws[first : first + rows] = np.column_stack(
+            (observed, fleiss, (observed - 1 / k) / (1 - 1 / k))
+        )
     tail = (1 - level) / 2 * 100
     out: dict[str, tuple[float, float] | None] = {}
     for column, name in enumerate(names):
@@ -239,17 +253,26 @@ def pairwise_cohen(ratings: Iterable[Rating], min_overlap: int) -> list[dict]:
     by_annotator: dict[str, dict[str, str]] = defaultdict(dict)
     for rating in ratings:
         by_annotator[rating.annotator][rating.item] = rating.label
+    # The pairs that share an item, read item by item (a handful of raters each) rather than
+    # comparing every two of a few hundred annotators.
+    by_item: dict[str, dict[str, str]] = defaultdict(dict)
+    for annotator, labels in by_annotator.items():
+        for item, label in labels.items():
+            by_item[item][annotator] = label
+    shared: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for raters in by_item.values():
+        for a, b in combinations(sorted(raters), 2):
+            shared[(a, b)].append((raters[a], raters[b]))
     rows = []
-    for a, b in combinations(sorted(by_annotator), 2):
-        common = sorted(by_annotator[a].keys() & by_annotator[b].keys())
-        if len(common) < max(1, min_overlap):
+    for a, b in sorted(shared):
+        pairs = shared[(a, b)]
+        if len(pairs) < max(1, min_overlap):
             continue
-        pairs = [(by_annotator[a][i], by_annotator[b][i]) for i in common]
         rows.append(
             {
                 "first": a,
                 "second": b,
-                "items": len(common),
+                "items": len(pairs),
                 "percent_agreement": sum(x == y for x, y in pairs) / len(pairs),
                 "cohen_kappa": cohen_kappa(pairs),
             }

@@ -131,3 +131,26 @@ class ProblemFlag(models.Model):
 
     def __str__(self) -> str:
         return self.get_code_display()
+
+
+class AgreementRating(models.Model):
+    """One verdict as a rating in one agreement comparison, stored as the work arrives.
+
+    Derived data: review/stored.py rewrites a claim's rows in the transaction that stores one
+    of its verdicts (from review/agreement.py's one definition, `verdict_ratings`), the
+    reports aggregate these rows, and `rebuild_agreement` compares them with the raw rows.
+    """
+
+    comparison = models.CharField(max_length=20)
+    claim = models.ForeignKey(
+        "annotation.Claim", on_delete=models.CASCADE, related_name="agreement_ratings"
+    )
+    item = models.CharField(max_length=40)
+    annotator = models.CharField(max_length=150, help_text="Username, or ? for an import.")
+    label = models.CharField(max_length=40)
+
+    class Meta:
+        indexes = [models.Index(fields=["comparison", "claim"], name="rating_by_comparison")]
+
+    def __str__(self) -> str:
+        return f"{self.comparison} {self.item}: {self.annotator} said {self.label}"
