@@ -9,6 +9,7 @@ constraint settles the rare race of one annotator's two simultaneous requests.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -21,8 +22,10 @@ from annotation.vocabulary import Phase
 from annotation.workflow import WorkflowError, audit
 
 # A claim attempt only fails when the same annotator races themselves for two claims of one
-# article; a few tries always settle it.
-MAX_CLAIM_ATTEMPTS = 5
+# article, or when every eligible task is locked by another claim still in flight (which may
+# fail and give it back); a few short tries settle both.
+MAX_CLAIM_ATTEMPTS = 8
+CLAIM_RETRY_PAUSE_SECONDS = 0.01
 
 
 class NoTaskAvailable(Exception):
@@ -177,15 +180,19 @@ def next_task(annotator: User, phase: int) -> Task:
     if limit is not None and counted_tasks(annotator, phase).count() >= limit:
         raise NoTaskAvailable(f"You have reached your quota for phase {phase}. Thank you!")
     claim = _claim_in_one_statement if connection.vendor == "postgresql" else _claim_with_orm
-    for _ in range(MAX_CLAIM_ATTEMPTS):
+    for attempt in range(1, MAX_CLAIM_ATTEMPTS + 1):
         try:
             with transaction.atomic():
                 task = claim(annotator, phase)
         except IntegrityError:
             continue
-        if task is None:
+        if task is not None:
+            return task
+        # SKIP LOCKED passes over tasks that other claims hold at this instant; only an
+        # empty pool (locked rows included) means there is really nothing for this person.
+        if not claimable_pool(annotator, phase).exists():
             raise NoTaskAvailable(f"No phase {phase} work is waiting for you right now.")
-        return task
+        time.sleep(CLAIM_RETRY_PAUSE_SECONDS * attempt)
     raise NoTaskAvailable("Too many people asked at once; please try again.")
 
 

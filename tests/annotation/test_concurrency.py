@@ -4,7 +4,7 @@ import threading
 from collections import Counter
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
 from annotation import assignment, handin, workflow
 from annotation.models import DraftRevision, Task
@@ -126,3 +126,35 @@ def test_two_tabs_handing_in_a_check_in_the_same_second_keep_both_texts():
     kept = DraftRevision.objects.get(task=task, tab=late)
     assert kept.content["justification"] == f"justification typed in tab {late}"
     assert kept.task_status == Task.Status.SUBMITTED
+
+
+def test_a_task_locked_by_a_claim_that_fails_is_still_handed_out_not_reported_missing():
+    """Seen in CI under load: a claim that locked the last eligible task and then failed gave
+    it back a moment later, but a second person's "Start next" had already answered "no
+    work waiting". Locked is not gone: the claimer looks again, briefly and boundedly."""
+    task = PooledTaskFactory(claim=ClaimWaitingForQuestionsFactory())
+    person = AnnotatorFactory(username="patient")
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_lock_then_give_it_back():
+        try:
+            with transaction.atomic():
+                Task.objects.select_for_update().get(pk=task.pk)
+                locked.set()
+                release.wait(timeout=10)
+                raise RuntimeError("the other claim fails and rolls back")
+        except RuntimeError:
+            pass
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=hold_the_lock_then_give_it_back)
+    holder.start()
+    assert locked.wait(timeout=10)
+    threading.Timer(0.03, release.set).start()
+    try:
+        taken = assignment.next_task(person, Phase.QUESTIONS)
+    finally:
+        release.set()
+        holder.join(timeout=10)
+    assert taken.pk == task.pk and taken.annotator_id == person.pk
