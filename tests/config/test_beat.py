@@ -53,13 +53,23 @@ def test_a_second_beat_sends_nothing_while_the_first_holds_the_lease(start_beat)
 
 
 def test_a_beat_takes_over_once_the_silent_one_s_lease_runs_out(start_beat, monkeypatch):
-    monkeypatch.setattr(beat, "LEASE_SECONDS", 1.0)
+    # A lease of a few seconds, not one: the database cache cuts expiry times to the second,
+    # so a one-second lease could run out between two ticks of a live first beat.
+    monkeypatch.setattr(beat, "LEASE_SECONDS", 3.0)
     first, _sent_first = start_beat("first")
     second, sent_second = start_beat("second")
     tick_for(0.3, first, second)
+    first.tick()  # the first beat's last renewal; then it is killed and renews nothing
+    last_renewal = time.monotonic()
     assert sent_second == []
-    tick_for(1.5, second)  # the first beat was killed: it renews nothing
+    deadline = last_renewal + 20  # bounded: a lease that never runs out fails the test
+    while "ping" not in sent_second and time.monotonic() < deadline:
+        second.tick()
+        time.sleep(0.06)
     assert "ping" in sent_second
+    # Not before the lease ran out; Django's database cache stores expiry times in whole
+    # seconds (microseconds dropped), so a lease may end up to a second early.
+    assert time.monotonic() - last_renewal >= 3.0 - 1.0
 
 
 def test_an_embedded_beat_ends_once_its_worker_is_gone(start_beat, monkeypatch):
