@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import suggestions, tasks
+from annotation import tasks
 from annotation.forms.suggestions import (
     BatchSuggestionsForm,
     ClaimBeingWrittenForm,
@@ -17,6 +17,8 @@ from annotation.forms.suggestions import (
     SuggestionOutcomeForm,
 )
 from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings, Task
+from annotation.suggestions import generators, kinds, log, reports
+from annotation.suggestions.context import draft_claim_context
 from annotation.views.editing import own_task_or_404
 from annotation.views.manage import manager_required
 from annotation.vocabulary import Phase
@@ -29,7 +31,7 @@ def _suggesting_task(request: HttpRequest, pk: int) -> Task:
     """The annotator's own open task, in a phase (and batch arm) that gets suggestions."""
     task = own_task_or_404(request.user, pk)
     # Blind phases, control tasks and handed-in tasks have no suggestions: "not found".
-    if not task.is_open or not suggestions.kinds_for(task):
+    if not task.is_open or not kinds.kinds_for(task):
         raise Http404("no suggestions for this task")
     return task
 
@@ -44,7 +46,7 @@ def _render(request: HttpRequest, partial: str, context: dict, status: int = 200
 def suggest(request: HttpRequest, pk: int) -> HttpResponse:
     """Suggestions for this task, shown only when asked for (and logged as shown)."""
     task = _suggesting_task(request, pk)
-    context = {"task": task, "kinds": suggestions.kinds_for(task)}
+    context = {"task": task, "kinds": kinds.kinds_for(task)}
     try:
         if task.phase == Phase.NORMALISATION:
             form = ClaimBeingWrittenForm(request.GET)
@@ -52,17 +54,17 @@ def suggest(request: HttpRequest, pk: int) -> HttpResponse:
                 context["unavailable"] = "the claim date must be a date such as 2020-10-31"
                 return _render(request, "panel", context, status=422)
             data = form.cleaned_data
-            claim = suggestions.draft_claim_context(
+            claim = draft_claim_context(
                 task,
                 data["text"] or task.article.claimreview_claim or task.article.title,
                 claim_date=data["claim_date"],
                 speaker=data["speaker"],
                 reporting_source=data["reporting_source"],
             )
-            context["shown"] = suggestions.suggest_for_normalisation(task, claim)
+            context["shown"] = generators.suggest_for_normalisation(task, claim)
         else:
-            context["shown"] = suggestions.suggest_for_evidence(task)
-    except suggestions.SuggestionsUnavailable as exc:
+            context["shown"] = generators.suggest_for_evidence(task)
+    except kinds.SuggestionsUnavailable as exc:
         context["unavailable"] = str(exc)
     return _render(request, "panel", context)
 
@@ -84,10 +86,10 @@ def suggest_sentences(request: HttpRequest, pk: int) -> HttpResponse:
         context["error"] = "Open the page in the viewer first: no text of it is stored here."
         return _render(request, "sentences", context, status=422)
     try:
-        context["ranked"] = suggestions.suggest_sentences(
+        context["ranked"] = generators.suggest_sentences(
             task, form.cleaned_data["question"], list(sentences)
         )
-    except suggestions.SuggestionsUnavailable:
+    except kinds.SuggestionsUnavailable:
         raise Http404("no sentence suggestions for this task") from None
     return _render(request, "sentences", context)
 
@@ -103,9 +105,7 @@ def record_outcome(request: HttpRequest, pk: int, suggestion_pk: int) -> HttpRes
         return HttpResponse(
             "outcome must be accepted, edited or ignored", status=400, content_type="text/plain"
         )
-    suggestions.record_outcome(
-        suggestion, form.cleaned_data["outcome"], form.cleaned_data["final_text"]
-    )
+    log.record_outcome(suggestion, form.cleaned_data["outcome"], form.cleaned_data["final_text"])
     return HttpResponse(status=204)
 
 
@@ -114,7 +114,7 @@ def record_outcome(request: HttpRequest, pk: int, suggestion_pk: int) -> HttpRes
 
 @manager_required
 def manage(request: HttpRequest) -> HttpResponse:
-    rates = suggestions.acceptance_rates()
+    rates = reports.acceptance_rates()
     batches = list(Batch.objects.order_by("-created_at")[:50])
     switches = {s.batch_id: s for s in SuggestionSettings.objects.filter(batch__in=batches)}
     rows = [
@@ -138,7 +138,7 @@ def manage(request: HttpRequest) -> HttpResponse:
             "max_shown": max([r.shown for r in rates] + [1]),
             "batch_rows": rows,
             # Read from the arms recorded on the tasks: still there after a split is switched off.
-            "ab": suggestions.ab_report() if suggestions.ab_tasks().exists() else [],
+            "ab": reports.ab_report() if reports.ab_tasks().exists() else [],
             "build": SuggestionPoolBuild.objects.first(),
         },
     )

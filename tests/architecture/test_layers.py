@@ -307,7 +307,7 @@ TEMPORARY_REVERSE_READS = {
     ("annotation.views.evidence", "review", "quality_checks"),
     ("annotation.views.panel", "review", "quality_check"),
     ("annotation.workflow", "review", "quality_check"),
-    ("annotation.suggestions", "review", "quality_checks"),
+    ("annotation.suggestions.reports", "review", "quality_checks"),
 }
 
 
