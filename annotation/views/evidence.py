@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
 
 from annotation import handin, workflow
+from annotation.access import editor_task
 from annotation.blindness import EVIDENCE_PHASES
 from annotation.evidence import blocking, evidence_problems, source_site_problems
 from annotation.forms.evidence import (
@@ -36,7 +37,6 @@ from annotation.models import Claim, DraftRevision, Task
 from annotation.suggestions.kinds import kinds_for
 from annotation.views.editing import (
     conflict_context,
-    editor_task,
     hand_in_post,
     journal_context,
     next_task_or_panel,

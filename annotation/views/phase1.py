@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
 
 from annotation import handin, workflow
+from annotation.access import editor_task, own_task_or_404
 from annotation.dates import DateNotUnderstood, earliest_date
 from annotation.forms.phase1 import SkipForm, claim_formset, draft_from_post
 from annotation.guidelines import (
@@ -26,11 +27,9 @@ from annotation.models import Task
 from annotation.suggestions.kinds import kinds_for
 from annotation.views.editing import (
     conflict_context,
-    editor_task,
     hand_in_post,
     journal_context,
     next_task_or_panel,
-    own_task_or_404,
 )
 from annotation.vocabulary import Phase, exclusion_reason
 from annotation.wording import wording_warnings

@@ -10,30 +10,20 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import tasks
+from annotation.access import manager_required, own_task_or_404, suggesting_task_or_404
 from annotation.forms.suggestions import (
     BatchSuggestionsForm,
     ClaimBeingWrittenForm,
     SentencesForm,
     SuggestionOutcomeForm,
 )
-from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings, Task
+from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings
 from annotation.suggestions import generators, kinds, log, reports
 from annotation.suggestions.context import draft_claim_context
-from annotation.views.editing import own_task_or_404
-from annotation.views.manage import manager_required
 from annotation.vocabulary import Phase
 from search_proxy import fetch
 
 TEMPLATE = "annotation/suggestions.html"
-
-
-def _suggesting_task(request: HttpRequest, pk: int) -> Task:
-    """The annotator's own open task, in a phase (and batch arm) that gets suggestions."""
-    task = own_task_or_404(request.user, pk)
-    # Blind phases, control tasks and handed-in tasks have no suggestions: "not found".
-    if not task.is_open or not kinds.kinds_for(task):
-        raise Http404("no suggestions for this task")
-    return task
 
 
 def _render(request: HttpRequest, partial: str, context: dict, status: int = 200):
@@ -45,7 +35,7 @@ def _render(request: HttpRequest, partial: str, context: dict, status: int = 200
 @login_required
 def suggest(request: HttpRequest, pk: int) -> HttpResponse:
     """Suggestions for this task, shown only when asked for (and logged as shown)."""
-    task = _suggesting_task(request, pk)
+    task = suggesting_task_or_404(request.user, pk)
     context = {"task": task, "kinds": kinds.kinds_for(task)}
     try:
         if task.phase == Phase.NORMALISATION:
@@ -73,7 +63,7 @@ def suggest(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def suggest_sentences(request: HttpRequest, pk: int) -> HttpResponse:
     """The sentences of an opened page likeliest to answer the question being worked on."""
-    task = _suggesting_task(request, pk)
+    task = suggesting_task_or_404(request.user, pk)
     form = SentencesForm(request.GET)
     context: dict = {"task": task}
     if not form.is_valid():
