@@ -18,7 +18,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt scripts/system_package
 install: $(VENV)/.installed
 
 nltk: install
-	$(PY) -m pipeline.nltk_data
+	$(PY) -m scripts.nltk_data
 
 demo: install nltk
 	scripts/demo.sh

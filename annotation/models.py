@@ -915,7 +915,7 @@ class AgreementSampling(models.Model):
         return row.rate if row else settings.AGREEMENT_SAMPLE_RATE
 
 
-# --- Pre-suggestions (annotation/suggestions.py) -----------------------------------------
+# --- Pre-suggestions (annotation/suggestions/) ------------------------------------------
 
 
 class SuggestionSettings(models.Model):

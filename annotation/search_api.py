@@ -22,7 +22,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.blindness import EVIDENCE_PHASES
+from annotation.access import own_search_task
 from annotation.models import Task
 from search_proxy import fetch, service
 from search_proxy.backends import SearchUnavailable
@@ -33,18 +33,6 @@ from search_proxy.serializers import (
     SearchPageSerializer,
     SearchQuerySerializer,
 )
-
-
-def own_search_task(user, pk: int) -> Task:
-    """The caller's own P2/P4 task `pk`: 404 for anyone else's, 403 for other phases."""
-    task = Task.objects.select_related("claim__article").filter(pk=pk, annotator=user).first()
-    if task is None:
-        raise NotFound("No such task of yours.")
-    if task.phase not in EVIDENCE_PHASES or task.claim is None:
-        raise PermissionDenied(
-            "Search is only available in the question-answering phases (P2 and P4)."
-        )
-    return task
 
 
 def _task_for(request: Request, data: dict) -> Task | None:

@@ -1,7 +1,7 @@
 from celery import shared_task
 
 from annotation.assignment import expire_lapsed_leases
-from annotation.suggestions import run_build
+from annotation.suggestions.pool import run_build
 
 
 @shared_task

@@ -132,7 +132,7 @@ def exclusion_reason(claim_types: list[str], strategies: list[str]) -> str:
 
 
 class SuggestionKind(models.TextChoices):
-    """What the embedded model pipeline can pre-suggest (annotation/suggestions.py)."""
+    """What the embedded model pipeline can pre-suggest (annotation/suggestions/)."""
 
     DUPLICATES = "duplicates", "likely duplicates (P1)"
     CLAIM_LABELS = "claim_labels", "claim types and strategies (P1)"

@@ -43,7 +43,7 @@ from annotation.submissions import (
     QualityVerdict,
     QuestionData,
 )
-from annotation.suggestions import ignore_the_rest
+from annotation.suggestions.log import ignore_the_rest
 from annotation.vocabulary import AnswerType, Phase
 from search_proxy.archiving import queue_archiving
 from search_proxy.fetch import locate_passage

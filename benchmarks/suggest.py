@@ -122,7 +122,7 @@ def article_of(record: dict) -> str:
 
 
 def to_pool_claim(i: int, record: dict, suffix: str = "") -> PoolClaim:
-    """A dev.json record as annotation.suggestions.pool_claim() makes an accepted claim."""
+    """A dev.json record as annotation.suggestions.pool.pool_claim() makes an accepted claim."""
     url = record.get("fact_checking_article") or ""
     slug = url.rstrip("/").rsplit("/", 1)[-1]
     return PoolClaim(
@@ -142,7 +142,7 @@ def to_pool_claim(i: int, record: dict, suffix: str = "") -> PoolClaim:
 
 
 def context_of(record: dict) -> ClaimContext:
-    """A held-out claim as annotation.suggestions.claim_context() describes a claim."""
+    """A held-out claim as annotation.suggestions.context.claim_context() describes a claim."""
     return ClaimContext(
         text=record["claim"],
         claim_date=claim_date(record) or date.max,

@@ -197,7 +197,7 @@ AXES_RESET_ON_SUCCESS = True
 # Lockouts are still logged as warnings; every successful sign-in is not worth a log line.
 AXES_VERBOSE = False
 AXES_HTTP_RESPONSE_CODE = 429
-AXES_LOCKOUT_CALLABLE = "annotation.views.locked_out"
+AXES_LOCKOUT_CALLABLE = "annotation.views.site.locked_out"
 AXES_CLIENT_IP_CALLABLE = "annotation.middleware.client_address"
 # Reverse proxies in front of the app that append to X-Forwarded-For. 0: the header is not
 # trusted at all (anyone can send it); the client is the connection's address.

@@ -3,15 +3,15 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from annotation import views as annotation_views
+from annotation.views import site
 from config.api import no_such_endpoint
 
 urlpatterns = [
-    path("", annotation_views.home, name="home"),
-    path("signed-in/", annotation_views.signed_in, name="signed-in"),
+    path("", site.home, name="home"),
+    path("signed-in/", site.signed_in, name="signed-in"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
-    path("logout/", annotation_views.SignOut.as_view(), name="logout"),
-    path("password/", annotation_views.PasswordChange.as_view(), name="password_change"),
+    path("logout/", site.SignOut.as_view(), name="logout"),
+    path("password/", site.PasswordChange.as_view(), name="password_change"),
     path("annotate/", include("annotation.urls")),
     path("exports/", include("exports.urls")),
     path("review/", include("review.urls")),
@@ -28,7 +28,7 @@ urlpatterns = [
         name="api-docs",
     ),
     re_path(r"^api/(?P<rest>[\s\S]*)$", no_such_endpoint),
-    path("healthz", annotation_views.health, name="health"),
+    path("healthz", site.health, name="health"),
 ]
 
 handler400 = "config.views.bad_request"

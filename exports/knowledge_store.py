@@ -103,19 +103,23 @@ def pages_met(claim: Claim) -> list[_Met]:
             for answer in question.answers.all():
                 add(answer.source_url, "cited", None, answer.passage_snapshot)
     clicks = (
-        SearchClick.objects.filter(task__claim=claim, outcome=SearchClick.Outcome.SHOWN)
+        SearchClick.objects.filter(
+            task_id__in=claim.tasks.values("pk"), outcome=SearchClick.Outcome.SHOWN
+        )
         .select_related("search")
         .order_by("created_at", "pk")
     )
     for click in clicks:
         add(click.url, "opened", click.search.query if click.search else None)
-    for search in SearchLog.objects.filter(claim=claim, error="").order_by("created_at", "pk"):
+    for search in SearchLog.objects.filter(claim_id=claim.pk, error="").order_by(
+        "created_at", "pk"
+    ):
         for url in search.result_urls or ():
             if isinstance(url, str):
                 add(url, "searched", search.query)
     # A cited page found by a search takes that search's query.
     queries = {}
-    for search in SearchLog.objects.filter(claim=claim).order_by("created_at", "pk"):
+    for search in SearchLog.objects.filter(claim_id=claim.pk).order_by("created_at", "pk"):
         for url in search.result_urls or ():
             if isinstance(url, str):
                 queries.setdefault(normalize_url(url), search.query)

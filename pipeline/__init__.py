@@ -1,7 +1,7 @@
 """Evidence-processing pipeline: pure Python, no Django imports.
 
 ``tokenize`` and ``meteor`` (from :mod:`pipeline.text`) are re-exported lazily, so that
-``import pipeline`` stays cheap and ``python -m pipeline.nltk_data`` does not import NLTK
+``import pipeline`` stays cheap and ``python -m scripts.nltk_data`` does not import NLTK
 data users before it has provisioned the data.
 """
 

@@ -247,7 +247,7 @@ class SynonymTable:
             found = Path(str(nltk.data.find("corpora/wordnet")))
         except LookupError as exc:
             raise LookupError(
-                f"NLTK data is missing; provision it with `python -m pipeline.nltk_data`.\n{exc}"
+                f"NLTK data is missing; provision it with `python -m scripts.nltk_data`.\n{exc}"
             ) from exc
         files = sorted(found.iterdir()) if found.is_dir() else [found]
         digest = hashlib.sha256()

@@ -58,7 +58,7 @@ def analyse(text: str) -> list[str]:
     """Index terms of ``text``: the evaluation's word tokens, lower-cased, stemmed, no stopwords.
 
     Uses :func:`pipeline.text.tokenize` (NLTK's ``word_tokenize``) so that retrieval and
-    METEOR split words the same way; it needs the Punkt data (``python -m pipeline.nltk_data``).
+    METEOR split words the same way; it needs the Punkt data (``python -m scripts.nltk_data``).
     """
     return [
         _stem(token)

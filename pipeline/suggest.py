@@ -418,7 +418,7 @@ def context_features(context: ClaimContext) -> list[str]:
 # -- search query -------------------------------------------------------------------------
 
 # Words that are neither verbs, nouns, adjectives nor numbers. NLTK's POS tagger model is
-# not provisioned offline (pipeline.nltk_data ships WordNet and Punkt only), so the
+# not provisioned offline (scripts.nltk_data ships WordNet and Punkt only), so the
 # baseline's "keep verbs, nouns, adjectives and numbers" is approximated by dropping the
 # closed word classes (articles, pronouns, prepositions, conjunctions, auxiliaries) and
 # common adverbs and hedges, which keeps what the tagger would have kept.

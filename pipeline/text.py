@@ -25,7 +25,7 @@ __all__ = ["meteor", "tokenize"]
 # Before the first NLTK lookup: WordNet and Punkt are loaded lazily from nltk.data.path.
 configure()
 
-_MISSING_DATA_HINT = "NLTK data is missing; provision it with `python -m pipeline.nltk_data`."
+_MISSING_DATA_HINT = "NLTK data is missing; provision it with `python -m scripts.nltk_data`."
 
 
 @lru_cache(maxsize=65_536)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import handin, workflow
+from annotation.access import editor_task, manager_required
 from annotation.blindness import BLIND_PHASES
 from annotation.guidelines import (
     CHECK_GUIDE,
@@ -28,12 +29,10 @@ from annotation.guidelines import (
 from annotation.models import Claim, Task
 from annotation.views.editing import (
     conflict_context,
-    editor_task,
     hand_in_post,
     journal_context,
     next_task_or_panel,
 )
-from annotation.views.manage import manager_required
 from annotation.visibility import blind_task_context, claims_seen_in_full
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
 from review.checks import ANSWER_FLAG_CODES, answer_flag_codes, verdict_choices

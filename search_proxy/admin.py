@@ -83,7 +83,7 @@ class SearchLogAdmin(ReadOnlyAdmin):
 
 @admin.register(SearchClick)
 class SearchClickAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "user", "url", "outcome", "task")
+    list_display = ("created_at", "user", "url", "outcome", "task_id")
     list_filter = ("outcome",)
     search_fields = ("url", "user__username")
     date_hierarchy = "created_at"

@@ -21,7 +21,7 @@ every real configuration; the tests set it to 127.0.0.1/32 to fetch from their o
 HTTP server, the only way to run the real code end to end without the network.
 
 The text is extracted with trafilatura, dated with htmldate, split into sentences with NLTK's
-Punkt model (provisioned offline by pipeline.nltk_data), and stored as a FetchedPage snapshot,
+Punkt model (provisioned offline by scripts.nltk_data), and stored as a FetchedPage snapshot,
 deduplicated by normalised address and content. A page that cannot be fetched again is still
 read from its newest snapshot; one never stored is offered from the local search index.
 """
@@ -599,6 +599,6 @@ def split_sentences(text: str) -> list[str]:
             sentences.extend(sent_tokenize(paragraph, language="english"))
         except LookupError:
             # No Punkt model provisioned: a paragraph is still a usable unit to select.
-            logger.warning("Punkt model missing; run `python -m pipeline.nltk_data`")
+            logger.warning("Punkt model missing; run `python -m scripts.nltk_data`")
             sentences.append(paragraph)
     return sentences

@@ -482,19 +482,13 @@ class SearchLog(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="searches"
     )
-    task = models.ForeignKey(
-        "annotation.Task",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="searches",
+    # Plain ids, not foreign keys: annotation sits above this app (it hands them over in the
+    # SearchScope). The app deletes neither tasks nor claims; a log would keep the id.
+    task_id = models.BigIntegerField(
+        null=True, blank=True, db_index=True, help_text="The annotation task searched from."
     )
-    claim = models.ForeignKey(
-        "annotation.Claim",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="searches",
+    claim_id = models.BigIntegerField(
+        null=True, blank=True, db_index=True, help_text="The claim the search was for."
     )
     query = models.TextField()
     before = models.DateField(help_text="Only pages published before this day were shown.")
@@ -532,12 +526,8 @@ class SearchClick(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
-    task = models.ForeignKey(
-        "annotation.Task",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="search_clicks",
+    task_id = models.BigIntegerField(
+        null=True, blank=True, db_index=True, help_text="The annotation task it was opened from."
     )
     search = models.ForeignKey(
         SearchLog, null=True, blank=True, on_delete=models.SET_NULL, related_name="clicks"

@@ -3,17 +3,16 @@ screen, timing, guided tours."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import assignment, handin
+from annotation.access import own_task_or_404
 from annotation.blindness import EVIDENCE_PHASES
 from annotation.evidence import evidence_problems
 from annotation.forms import evidence as evidence_forms
@@ -25,19 +24,6 @@ from annotation.wording import wording_warnings
 
 # Tours a user can dismiss; the name is stored on the account once dismissed.
 TOURS = {"p1", "p2", "p3", "p4", "p5"}
-
-
-def own_task_or_404(user, pk: int) -> Task:
-    # Someone else's task is "not found", not "forbidden": ids reveal nothing.
-    return get_object_or_404(Task.objects.select_related("claim", "article"), pk=pk, annotator=user)
-
-
-def editor_task(request: HttpRequest, pk: int, phases: Collection[int]) -> Task:
-    """The start every editor view shares: the annotator's own task, of one of `phases`."""
-    task = own_task_or_404(request.user, pk)
-    if task.phase not in phases:
-        raise Http404(f"not a task of {', '.join(Phase(p).label for p in sorted(phases))}")
-    return task
 
 
 def next_task_or_panel(request: HttpRequest, phase: int) -> HttpResponse:

@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
 
-from annotation import handin, suggestions, workflow
+from annotation import handin, workflow
+from annotation.access import editor_task
 from annotation.blindness import EVIDENCE_PHASES
 from annotation.evidence import blocking, evidence_problems, source_site_problems
 from annotation.forms.evidence import (
@@ -33,9 +34,9 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import Claim, DraftRevision, Task
+from annotation.suggestions.kinds import kinds_for
 from annotation.views.editing import (
     conflict_context,
-    editor_task,
     hand_in_post,
     journal_context,
     next_task_or_panel,
@@ -136,7 +137,7 @@ def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -
         "blank_question": blank_question(),
         "blank_answer": blank_answer(),
         "report_reasons": workflow.REPORT_REASONS,
-        "suggestion_kinds": suggestions.kinds_for(task),
+        "suggestion_kinds": kinds_for(task),
         **journal_context(task),
         "search_by_country": service.uses_country(),
         "countries": list(countries),

@@ -1,11 +1,8 @@
 """Manager pages: queues, accounts, hand-outs, releases and the audit log."""
 
-from functools import wraps
 from urllib.parse import quote
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
@@ -15,6 +12,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import accounts, assignment, intake, source_archive, workflow
+from annotation.access import manager_required
 from annotation.forms.manage import (
     AccountForm,
     ArticleIntakeForm,
@@ -25,17 +23,6 @@ from annotation.forms.manage import (
 )
 from annotation.models import AgreementSampling, Article, AuditEntry, Batch, Claim, Task, User
 from search_proxy import archiving
-
-
-def manager_required(view):
-    @login_required
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.is_manager:
-            raise PermissionDenied("Only project managers can open this page.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
 
 
 @manager_required

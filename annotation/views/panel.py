@@ -10,11 +10,11 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import assignment, handin
+from annotation.access import own_task_or_404
 from annotation.blindness import EVIDENCE_PHASES, is_blind
 from annotation.models import Task
 from annotation.phases import parts_of
 from annotation.views import evidence, phase1
-from annotation.views.editing import own_task_or_404
 from annotation.visibility import blind_task_context
 from annotation.vocabulary import Phase
 

@@ -11,7 +11,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
 
-from annotation import handin, suggestions, workflow
+from annotation import handin, workflow
+from annotation.access import editor_task, own_task_or_404
 from annotation.dates import DateNotUnderstood, earliest_date
 from annotation.forms.phase1 import SkipForm, claim_formset, draft_from_post
 from annotation.guidelines import (
@@ -23,13 +24,12 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import Task
+from annotation.suggestions.kinds import kinds_for
 from annotation.views.editing import (
     conflict_context,
-    editor_task,
     hand_in_post,
     journal_context,
     next_task_or_panel,
-    own_task_or_404,
 )
 from annotation.vocabulary import Phase, exclusion_reason
 from annotation.wording import wording_warnings
@@ -90,7 +90,7 @@ def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
         "countries": list(countries),
         "show_tour": "p1" not in request.user.completed_tours,
         "tour_steps": TOURS["p1"],
-        "suggestion_kinds": suggestions.kinds_for(task),
+        "suggestion_kinds": kinds_for(task),
         **journal_context(task),
         "warnings": {
             i: wording_warnings(f["text"].value() or "", f["speaker"].value())

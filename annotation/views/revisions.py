@@ -11,9 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import handin
+from annotation.access import manager_required, own_revision_or_404, own_task_or_404
 from annotation.models import DraftRevision, Task
-from annotation.views.editing import draft_summary, own_task_or_404
-from annotation.views.manage import manager_required
+from annotation.views.editing import draft_summary
 
 LIST_TEMPLATE = "annotation/revisions.html"
 DETAIL_TEMPLATE = "annotation/revision.html"
@@ -71,15 +71,9 @@ def revisions(request: HttpRequest, pk: int) -> HttpResponse:
     return _listing(request, task, task.revisions.kept_for_annotator(), manager=False)
 
 
-def _own_revision(request: HttpRequest, pk: int, revision_pk: int):
-    task = own_task_or_404(request.user, pk)
-    revision = get_object_or_404(task.revisions.kept_for_annotator(), pk=revision_pk)
-    return task, revision
-
-
 @login_required
 def revision(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
-    task, found = _own_revision(request, pk, revision_pk)
+    task, found = own_revision_or_404(request.user, pk, revision_pk)
     return _detail(request, task, found, manager=False)
 
 
@@ -87,7 +81,7 @@ def revision(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
 @login_required
 def restore(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     """Make this revision the task's draft again (a new revision records the choice)."""
-    task, found = _own_revision(request, pk, revision_pk)
+    task, found = own_revision_or_404(request.user, pk, revision_pk)
     handed = handin.restore(found, by=request.user)
     if handed.refused:
         messages.error(
@@ -108,7 +102,7 @@ def restore(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
 def discard(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     """The one way a text leaves the annotator's sight: their explicit choice (managers
     still see it)."""
-    task, found = _own_revision(request, pk, revision_pk)
+    task, found = own_revision_or_404(request.user, pk, revision_pk)
     handin.discard(found, by=request.user)
     messages.success(request, f"Revision {found.pk} is discarded.")
     return redirect("annotation:revisions", pk=task.pk)

@@ -9,29 +9,21 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import suggestions, tasks
+from annotation import tasks
+from annotation.access import manager_required, own_task_or_404, suggesting_task_or_404
 from annotation.forms.suggestions import (
     BatchSuggestionsForm,
     ClaimBeingWrittenForm,
     SentencesForm,
     SuggestionOutcomeForm,
 )
-from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings, Task
-from annotation.views.editing import own_task_or_404
-from annotation.views.manage import manager_required
+from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings
+from annotation.suggestions import generators, kinds, log, reports
+from annotation.suggestions.context import draft_claim_context
 from annotation.vocabulary import Phase
 from search_proxy import fetch
 
 TEMPLATE = "annotation/suggestions.html"
-
-
-def _suggesting_task(request: HttpRequest, pk: int) -> Task:
-    """The annotator's own open task, in a phase (and batch arm) that gets suggestions."""
-    task = own_task_or_404(request.user, pk)
-    # Blind phases, control tasks and handed-in tasks have no suggestions: "not found".
-    if not task.is_open or not suggestions.kinds_for(task):
-        raise Http404("no suggestions for this task")
-    return task
 
 
 def _render(request: HttpRequest, partial: str, context: dict, status: int = 200):
@@ -43,8 +35,8 @@ def _render(request: HttpRequest, partial: str, context: dict, status: int = 200
 @login_required
 def suggest(request: HttpRequest, pk: int) -> HttpResponse:
     """Suggestions for this task, shown only when asked for (and logged as shown)."""
-    task = _suggesting_task(request, pk)
-    context = {"task": task, "kinds": suggestions.kinds_for(task)}
+    task = suggesting_task_or_404(request.user, pk)
+    context = {"task": task, "kinds": kinds.kinds_for(task)}
     try:
         if task.phase == Phase.NORMALISATION:
             form = ClaimBeingWrittenForm(request.GET)
@@ -52,17 +44,17 @@ def suggest(request: HttpRequest, pk: int) -> HttpResponse:
                 context["unavailable"] = "the claim date must be a date such as 2020-10-31"
                 return _render(request, "panel", context, status=422)
             data = form.cleaned_data
-            claim = suggestions.draft_claim_context(
+            claim = draft_claim_context(
                 task,
                 data["text"] or task.article.claimreview_claim or task.article.title,
                 claim_date=data["claim_date"],
                 speaker=data["speaker"],
                 reporting_source=data["reporting_source"],
             )
-            context["shown"] = suggestions.suggest_for_normalisation(task, claim)
+            context["shown"] = generators.suggest_for_normalisation(task, claim)
         else:
-            context["shown"] = suggestions.suggest_for_evidence(task)
-    except suggestions.SuggestionsUnavailable as exc:
+            context["shown"] = generators.suggest_for_evidence(task)
+    except kinds.SuggestionsUnavailable as exc:
         context["unavailable"] = str(exc)
     return _render(request, "panel", context)
 
@@ -71,7 +63,7 @@ def suggest(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def suggest_sentences(request: HttpRequest, pk: int) -> HttpResponse:
     """The sentences of an opened page likeliest to answer the question being worked on."""
-    task = _suggesting_task(request, pk)
+    task = suggesting_task_or_404(request.user, pk)
     form = SentencesForm(request.GET)
     context: dict = {"task": task}
     if not form.is_valid():
@@ -84,10 +76,10 @@ def suggest_sentences(request: HttpRequest, pk: int) -> HttpResponse:
         context["error"] = "Open the page in the viewer first: no text of it is stored here."
         return _render(request, "sentences", context, status=422)
     try:
-        context["ranked"] = suggestions.suggest_sentences(
+        context["ranked"] = generators.suggest_sentences(
             task, form.cleaned_data["question"], list(sentences)
         )
-    except suggestions.SuggestionsUnavailable:
+    except kinds.SuggestionsUnavailable:
         raise Http404("no sentence suggestions for this task") from None
     return _render(request, "sentences", context)
 
@@ -103,9 +95,7 @@ def record_outcome(request: HttpRequest, pk: int, suggestion_pk: int) -> HttpRes
         return HttpResponse(
             "outcome must be accepted, edited or ignored", status=400, content_type="text/plain"
         )
-    suggestions.record_outcome(
-        suggestion, form.cleaned_data["outcome"], form.cleaned_data["final_text"]
-    )
+    log.record_outcome(suggestion, form.cleaned_data["outcome"], form.cleaned_data["final_text"])
     return HttpResponse(status=204)
 
 
@@ -114,7 +104,7 @@ def record_outcome(request: HttpRequest, pk: int, suggestion_pk: int) -> HttpRes
 
 @manager_required
 def manage(request: HttpRequest) -> HttpResponse:
-    rates = suggestions.acceptance_rates()
+    rates = reports.acceptance_rates()
     batches = list(Batch.objects.order_by("-created_at")[:50])
     switches = {s.batch_id: s for s in SuggestionSettings.objects.filter(batch__in=batches)}
     rows = [
@@ -138,7 +128,7 @@ def manage(request: HttpRequest) -> HttpResponse:
             "max_shown": max([r.shown for r in rates] + [1]),
             "batch_rows": rows,
             # Read from the arms recorded on the tasks: still there after a split is switched off.
-            "ab": suggestions.ab_report() if suggestions.ab_tasks().exists() else [],
+            "ab": reports.ab_report() if reports.ab_tasks().exists() else [],
             "build": SuggestionPoolBuild.objects.first(),
         },
     )

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation import training
+from annotation.access import manager_required
 from annotation.blindness import blind_claim, is_blind
 from annotation.forms.training import ThresholdsForm, TrainingForm
 from annotation.models import (
@@ -19,7 +20,6 @@ from annotation.models import (
     TrainingDraw,
     User,
 )
-from annotation.views.manage import manager_required
 from annotation.views.phase1 import article_links
 from annotation.vocabulary import Phase
 from search_proxy import service

@@ -9,6 +9,9 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
+        # History, not layering: this migration made the search logs' foreign keys to
+        # annotation.Task/Claim (plain ids since 0009) and has run on real databases, so it
+        # keeps the dependency (allowed by name in tests/architecture/test_layers.py).
         ('annotation', '0001_initial'),
         ('search_proxy', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation import suggestions, workflow
+from annotation import workflow
 from annotation.models import (
     Batch,
     Suggestion,
@@ -17,6 +17,9 @@ from annotation.models import (
     SuggestionSettings,
     Task,
 )
+from annotation.suggestions.kinds import PHASE_KINDS, kinds_for
+from annotation.suggestions.pool import build_pool, current_pool, pool_folder, run_build
+from annotation.suggestions.reports import ab_report, acceptance_rates
 from annotation.vocabulary import Phase, SuggestionKind, Verdict
 from search_proxy.models import FetchedPage
 from search_proxy.webaddress import normalize_url
@@ -45,7 +48,7 @@ def pool(db, settings, tmp_path):
         evidence_round__claim__text="A hurricane destroyed half of Miami in 2017.",
         evidence_round__claim__claim_date=EARLIER,
     )
-    assert suggestions.build_pool() == 2
+    assert build_pool() == 2
     return first.evidence_round.claim
 
 
@@ -157,15 +160,15 @@ def test_the_blind_phases_never_get_suggestions(client, pool, annotator):
     steps.normalise(writer, [steps.normalised_claim("The council spent 4 million on parks.")])
     steps.answer(answerer)
     check = steps.take(annotator, Phase.QUALITY_CHECK)
-    assert suggestions.kinds_for(check) == ()
+    assert kinds_for(check) == ()
     client.force_login(annotator)
     assert suggest(client, check).status_code == 404
     page = client.get(reverse("annotation:task", args=[check.pk]))
     assert b"suggestion" not in page.content.lower()
     assert not Suggestion.objects.exists()
     # P5 is blind too, whatever a batch switch says.
-    assert Phase.POST_CONTROL not in suggestions.PHASE_KINDS
-    assert Phase.QUALITY_CHECK not in suggestions.PHASE_KINDS
+    assert Phase.POST_CONTROL not in PHASE_KINDS
+    assert Phase.QUALITY_CHECK not in PHASE_KINDS
 
 
 def test_p1_gets_likely_duplicates_with_their_verdicts(client, pool, annotator):
@@ -220,7 +223,7 @@ def test_asking_again_shows_the_same_suggestions_and_logs_them_once(client, p2_t
             b"data-suggestion "
         )
     assert Suggestion.objects.count() == shown
-    rates = {r.kind: r for r in suggestions.acceptance_rates()}
+    rates = {r.kind: r for r in acceptance_rates()}
     assert rates[SuggestionKind.QUESTIONS].shown == len(
         Suggestion.objects.filter(kind=SuggestionKind.QUESTIONS)
     )
@@ -240,18 +243,18 @@ def test_a_task_draws_its_arm_once_when_created_and_keeps_it(monkeypatch, db):
     ]
     arms = [t.suggestion_arm for t in tasks]
     assert arms == ["without", "with", "without", "with"]
-    assert [bool(suggestions.kinds_for(t)) for t in tasks] == [False, True, False, True]
+    assert [bool(kinds_for(t)) for t in tasks] == [False, True, False, True]
     # Switching the split off changes no recorded arm: the control tasks stay without.
     SuggestionSettings.objects.filter(batch=batch).update(ab_split=False)
     for task in tasks:
         task.refresh_from_db()
         task.save()
     assert [t.suggestion_arm for t in tasks] == arms
-    assert suggestions.kinds_for(tasks[0]) == ()
+    assert kinds_for(tasks[0]) == ()
     # A task created while the split is off is in no arm and gets suggestions.
     later = steps.new_article(url="https://fullfact.org/online/ab-after/", batch=batch).tasks.get()
     assert later.suggestion_arm == ""
-    assert suggestions.kinds_for(later)
+    assert kinds_for(later)
 
 
 def test_a_control_task_gets_no_suggestions(client, pool, annotator):
@@ -284,7 +287,7 @@ def test_the_ab_report_reads_the_recorded_arms_even_after_the_split_is_off(clien
         # The P2 verdict is Refuted: the first check agrees, the others do not.
         steps.check(checker, Verdict.REFUTED if n == 0 else Verdict.SUPPORTED)
     SuggestionSettings.objects.filter(batch=batch).update(ab_split=False)
-    by_arm = {r.arm: r for r in suggestions.ab_report()}
+    by_arm = {r.arm: r for r in ab_report()}
     assert (by_arm["with suggestions"].tasks, by_arm["without suggestions"].tasks) == (1, 2)
     assert (by_arm["with suggestions"].agreeing, by_arm["without suggestions"].agreeing) == (1, 0)
     assert all(r.mean_minutes is not None for r in by_arm.values())
@@ -298,7 +301,7 @@ def test_the_manager_page_shows_acceptance_rates(client, p2_task, annotator, man
     suggest(client, p2_task)
     template = Suggestion.objects.filter(kind=SuggestionKind.QUESTIONS).first()
     outcome(client, template, "accepted", template.text)
-    rates = {r.kind: r for r in suggestions.acceptance_rates()}
+    rates = {r.kind: r for r in acceptance_rates()}
     assert rates[SuggestionKind.QUESTIONS].accepted == 1
     client.force_login(manager)
     page = client.get(reverse("annotation:manage-suggestions"))
@@ -314,23 +317,23 @@ def test_only_managers_open_the_suggestion_page(client, annotator):
 
 def test_a_rebuild_runs_once_even_if_its_message_is_delivered_twice(pool, manager):
     build = SuggestionPoolBuild.objects.create(requested_by=manager)
-    suggestions.run_build(build.pk)
+    run_build(build.pk)
     build.refresh_from_db()
     assert build.status == "done" and build.claims_done == build.claims_total == 2
     finished = build.finished_at
-    suggestions.run_build(build.pk)
+    run_build(build.pk)
     build.refresh_from_db()
     assert build.finished_at == finished
 
 
 def test_the_web_process_reloads_the_pool_only_after_a_new_build(pool):
-    first = suggestions.current_pool()
-    assert suggestions.current_pool() is first
+    first = current_pool()
+    assert current_pool() is first
     QuestionFactory(evidence_round__claim__text="A third claim about trains.")
-    suggestions.build_pool()
-    marker = suggestions.pool_folder() / "pool.json"
+    build_pool()
+    marker = pool_folder() / "pool.json"
     os.utime(marker, (marker.stat().st_atime, marker.stat().st_mtime + 5))
-    assert len(suggestions.current_pool()) == 3
+    assert len(current_pool()) == 3
 
 
 def test_without_a_built_pool_the_panel_says_so(client, settings, tmp_path, annotator):

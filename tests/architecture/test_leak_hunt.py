@@ -21,8 +21,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation import accounts, suggestions
+from annotation import accounts
 from annotation.models import Answer, Claim, EvidenceRound, Question, Task, User
+from annotation.suggestions.pool import build_pool
 from annotation.vocabulary import AnswerType, Phase, SourceMedium, Verdict
 from search_proxy.dates import DateSource
 from search_proxy.models import Document
@@ -134,7 +135,7 @@ def hunt_world(db, settings, tmp_path):
             phase=Phase.QUALITY_CHECK, article=sample.article, claim=sample, priority=1,
             is_agreement_sample=True,
         )  # fmt: skip
-        suggestions.build_pool()
+        build_pool()
         # The checker's own P1 and P2 work, from which suggestions, search and viewer run.
         steps.new_article(url="https://news.example.org/zz-own-p1/")
         own_p1 = steps.take(checker, Phase.NORMALISATION)

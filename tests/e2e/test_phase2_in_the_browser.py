@@ -11,7 +11,7 @@ from annotation.vocabulary import Phase
 from exports.dataset import claim_record
 from search_proxy.dates import DateSource
 from search_proxy.indexing import DocumentRecord, index_records
-from search_proxy.models import MisinformationDomain
+from search_proxy.models import MisinformationDomain, SearchClick, SearchLog
 from tests import steps
 from tests.e2e import flows
 from tests.e2e.conftest import DESKTOP, PHONE, screenshot, sign_in, wait_until_saved
@@ -206,8 +206,10 @@ def test_an_annotator_answers_from_search_results_and_the_claim_reaches_p3(
     ]
     assert claim.evidence_rounds.get().verdict == "Refuted"
     task = claim.tasks.get(phase=Phase.QUESTIONS)
-    assert [log.query for log in task.searches.all()] == ["parks budget"]
-    assert [click.url for click in task.search_clicks.all()] == [f"{source_site}/budget-2019"]
+    assert [log.query for log in SearchLog.objects.filter(task_id=task.pk)] == ["parks budget"]
+    assert [click.url for click in SearchClick.objects.filter(task_id=task.pk)] == [
+        f"{source_site}/budget-2019"
+    ]
 
 
 def test_the_phase_2_screen_fits_a_phone(new_page, p2_claim, tmp_path):

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from annotation import suggestions
 from annotation.models import Suggestion
+from annotation.suggestions.pool import build_pool
 from annotation.vocabulary import Phase, SuggestionKind
 from search_proxy import fetch
 from search_proxy.dates import DateSource
@@ -31,7 +31,7 @@ def p2_with_pool(annotator, settings, tmp_path):
         evidence_round__claim__text="The council spent 9 million pounds on parks in 2019.",
         evidence_round__claim__claim_date=datetime.date(2020, 9, 1),
     )
-    suggestions.build_pool()
+    build_pool()
     annotator.completed_tours = ["p2"]
     annotator.save()
     steps.new_article(url="https://fullfact.org/online/parks-suggested/")

@@ -72,14 +72,14 @@ def claim(db):
         annotator=AnnotatorFactory(),
     )
     search = SearchLog.objects.create(
-        claim=evidence.claim,
-        task=task,
+        claim_id=evidence.claim.pk,
+        task_id=task.pk,
         query="council parks budget",
         before=CLAIM_DATE,
         backend="local",
         result_urls=["https://a.example/budget", "https://e.example/opened", "https://f.example/x"],
     )
-    SearchClick.objects.create(task=task, search=search, url="https://e.example/opened")
+    SearchClick.objects.create(task_id=task.pk, search=search, url="https://e.example/opened")
     return evidence.claim
 
 
@@ -135,7 +135,7 @@ def test_random_pages_never_leak_past_the_claim_date_and_are_all_accounted_for(d
         for url in cited:
             AnswerFactory(question=question, source_url=url)
         SearchLog.objects.create(
-            claim=evidence.claim,
+            claim_id=evidence.claim.pk,
             query=f"q{n}",
             before=claim_date,
             backend="local",

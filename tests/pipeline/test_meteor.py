@@ -1,6 +1,6 @@
 """pipeline.text must give exactly NLTK's numbers, computed the way the AVeriTeC scorer does.
 
-These tests need the project's NLTK data (``python -m pipeline.nltk_data``) but no
+These tests need the project's NLTK data (``python -m scripts.nltk_data``) but no
 database and no Django.
 """
 

@@ -220,7 +220,7 @@ def test_each_search_by_a_person_is_logged_with_what_it_showed(backend, p2_task,
     page = service.search("parks budget", user=annotator, scope=p2_task.search_scope())
     log = SearchLog.objects.get()
     assert page.log == log
-    assert (log.user, log.task, log.claim) == (annotator, p2_task, p2_task.claim)
+    assert (log.user, log.task_id, log.claim_id) == (annotator, p2_task.pk, p2_task.claim_id)
     assert (log.query, log.before, log.country, log.page) == ("parks budget", CLAIM_DATE, "GB", 1)
     assert log.backend == "counting"
     assert log.result_urls == ["https://news.example.com/b", "https://blog.example.org/u"]

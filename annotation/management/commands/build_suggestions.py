@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from annotation.suggestions import build_pool, pool_folder
+from annotation.suggestions.pool import build_pool, pool_folder
 
 
 class Command(BaseCommand):

@@ -1,0 +1,75 @@
+"""Who may open what: the access checks every annotation view and API module starts with,
+and review's screens too (STYLE.md: fetch the object through an access helper first).
+
+Someone else's task is "not found", never "forbidden": ids reveal nothing. A page of the
+wrong kind for a task one holds is "not found" on screens and "forbidden" in the search
+API (the caller named their own task, so saying why helps them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from rest_framework import exceptions as api_exceptions
+
+from annotation.blindness import EVIDENCE_PHASES
+from annotation.models import DraftRevision, Task
+from annotation.suggestions.kinds import kinds_for
+from annotation.vocabulary import Phase
+
+
+def manager_required(view):
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_manager:
+            raise PermissionDenied("Only project managers can open this page.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def own_task_or_404(user, pk: int) -> Task:
+    # Someone else's task is "not found", not "forbidden": ids reveal nothing.
+    return get_object_or_404(Task.objects.select_related("claim", "article"), pk=pk, annotator=user)
+
+
+def editor_task(request: HttpRequest, pk: int, phases: Collection[int]) -> Task:
+    """The start every editor view shares: the annotator's own task, of one of `phases`."""
+    task = own_task_or_404(request.user, pk)
+    if task.phase not in phases:
+        raise Http404(f"not a task of {', '.join(Phase(p).label for p in sorted(phases))}")
+    return task
+
+
+def own_revision_or_404(user, pk: int, revision_pk: int) -> tuple[Task, DraftRevision]:
+    """A revision of the annotator's own task `pk` they have not discarded."""
+    task = own_task_or_404(user, pk)
+    revision = get_object_or_404(task.revisions.kept_for_annotator(), pk=revision_pk)
+    return task, revision
+
+
+def suggesting_task_or_404(user, pk: int) -> Task:
+    """The annotator's own open task, in a phase (and batch arm) that gets suggestions."""
+    task = own_task_or_404(user, pk)
+    # Blind phases, control tasks and handed-in tasks have no suggestions: "not found".
+    if not task.is_open or not kinds_for(task):
+        raise Http404("no suggestions for this task")
+    return task
+
+
+def own_search_task(user, pk: int) -> Task:
+    """The caller's own P2/P4 task `pk`: 404 for anyone else's, 403 for other phases."""
+    task = Task.objects.select_related("claim__article").filter(pk=pk, annotator=user).first()
+    if task is None:
+        raise api_exceptions.NotFound("No such task of yours.")
+    if task.phase not in EVIDENCE_PHASES or task.claim is None:
+        raise api_exceptions.PermissionDenied(
+            "Search is only available in the question-answering phases (P2 and P4)."
+        )
+    return task
