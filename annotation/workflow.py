@@ -411,6 +411,7 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     claim.tasks.filter(status__in=Task.OPEN_STATUSES).exclude(pk=locked.pk).update(
         status=Task.Status.CANCELLED
     )
+    # Wording for people; Claim.objects.reported() finds these claims by the transition below.
     claim.exclusion_reason = f"reported in P{locked.phase}: {REPORT_REASONS[reason]}" + (
         f" ({note.strip()})" if note.strip() else ""
     )
