@@ -16,7 +16,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation.usernames import by_skeleton, username_problem
@@ -161,6 +161,14 @@ class Batch(models.Model):
         return self.name
 
     @staticmethod
+    def name_taken(name: str) -> str | None:
+        """Why `name` cannot name a new batch (another batch has it), or None. The one
+        message for the intake page and the import commands alike."""
+        if Batch.objects.filter(name=name).exists():
+            return f"A batch named {name!r} exists already."
+        return None
+
+    @staticmethod
     def default_name(file_name: str) -> str:
         # Microseconds keep two quick imports of files with the same name apart.
         return f"{file_name} {timezone.now():%Y-%m-%d %H:%M:%S.%f}"
@@ -234,6 +242,20 @@ class Article(models.Model):
 
 
 class ClaimQuerySet(models.QuerySet):
+    def reported(self) -> ClaimQuerySet:
+        """Claims an annotator reported in P2 or P4 ("report & skip", workflow.report_claim):
+        told apart from claims excluded in P1 for their kind by the phase of the task that
+        moved them, as recorded on the transition, never by the wording of the reason."""
+        return self.filter(
+            Exists(
+                Transition.objects.filter(
+                    claim=OuterRef("pk"),
+                    to_state=Claim.State.EXCLUDED,
+                    task__phase__in=(Phase.QUESTIONS, Phase.DISPUTE),
+                )
+            )
+        )
+
     def accepted(self) -> ClaimQuerySet:
         return self.filter(state=Claim.State.ACCEPTED)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django_countries import countries
 
+from annotation.models import Article
 from annotation.submissions import NormalisedClaim, Problem, too_long
 from annotation.vocabulary import ClaimType, Strategy, Verdict
 from search_proxy.flags import fact_check_finding
@@ -31,6 +32,15 @@ def normalisation_problems(claims: list[NormalisedClaim], article_url: str) -> l
     for index, claim in enumerate(claims):
         problems.extend(_claim_problems(claim, f"claims.{index}", article_url))
     return problems
+
+
+def skip_problems(reason: str, note: str | None) -> list[Problem]:
+    """What is wrong with a report that the article is unusable ("report & skip"): a reason
+    the list does not name says nothing, so 'other' needs a note saying what is wrong.
+    The one home of this rule: the screen's form, the API and the workflow all ask here."""
+    if reason == Article.SkipReason.OTHER and not (note or "").strip():
+        return [Problem("note", "Say what is wrong with the article when the reason is 'other'.")]
+    return []
 
 
 def _claim_problems(claim: NormalisedClaim, where: str, article_url: str) -> list[Problem]:

@@ -61,3 +61,8 @@ def parts_of(phase: int) -> PhaseParts:
 def registered() -> dict[int, PhaseParts]:
     """Every phase registered so far, in phase order."""
     return dict(sorted(_registered.items()))
+
+
+# Every phase number in order, for code outside annotation that loops over the phases
+# (reporting, charts, demo data, benchmarks) instead of writing range(1, 6) again.
+PHASES: tuple[int, ...] = tuple(Phase.values)

@@ -28,7 +28,7 @@ from annotation.models import (
     Question,
     Task,
 )
-from annotation.normalisation import normalisation_problems
+from annotation.normalisation import normalisation_problems, skip_problems
 from annotation.phases import parts_of, registered
 from annotation.submissions import (
     AnswerData,
@@ -486,10 +486,8 @@ class SkipSerializer(serializers.Serializer):
     note = serializers.CharField(allow_blank=True, default="")
 
     def validate(self, attrs: dict) -> dict:
-        if attrs["reason"] == Article.SkipReason.OTHER and not attrs["note"]:
-            raise serializers.ValidationError(
-                {"note": "Say what is wrong with the article when the reason is 'other'."}
-            )
+        if problems := skip_problems(attrs["reason"], attrs["note"]):
+            raise serializers.ValidationError({p.path: p.message for p in problems})
         return attrs
 
 

@@ -32,7 +32,7 @@ from annotation.models import (
     Transition,
     User,
 )
-from annotation.normalisation import normalisation_problems
+from annotation.normalisation import normalisation_problems, skip_problems
 from annotation.phases import parts_of
 from annotation.signals import claim_accepted
 from annotation.submissions import (
@@ -215,8 +215,8 @@ def skip_article(task: Task, reason: str, note: str = "") -> Article:
     """Report an unusable article (paywall, 404, does not load, other): it leaves the work."""
     if reason not in Article.SkipReason.values:
         raise WorkflowError(f"unknown skip reason {reason!r}")
-    if reason == Article.SkipReason.OTHER and not note.strip():
-        raise WorkflowError("say what is wrong with the article when the reason is 'other'")
+    if problems := skip_problems(reason, note):
+        raise WorkflowError(problems[0].message)
     locked = _lock_open_task(task, Phase.NORMALISATION)
     article = Article.objects.select_for_update().get(pk=task.article_id)
     if locked is None:
@@ -411,6 +411,7 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     claim.tasks.filter(status__in=Task.OPEN_STATUSES).exclude(pk=locked.pk).update(
         status=Task.Status.CANCELLED
     )
+    # Wording for people; Claim.objects.reported() finds these claims by the transition below.
     claim.exclusion_reason = f"reported in P{locked.phase}: {REPORT_REASONS[reason]}" + (
         f" ({note.strip()})" if note.strip() else ""
     )

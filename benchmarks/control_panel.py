@@ -31,6 +31,7 @@ def build(n_tasks: int):
     from django.utils import timezone
 
     from annotation.models import Article, Claim, PhaseQuota, Task, User
+    from annotation.phases import PHASES
 
     with connection.cursor() as cursor:
         cursor.execute(
@@ -76,7 +77,7 @@ def build(n_tasks: int):
         status=Task.Status.IN_PROGRESS,
     )
     PhaseQuota.objects.bulk_create(
-        PhaseQuota(annotator=me, phase=p, limit=10 * n_tasks) for p in range(1, 6)
+        PhaseQuota(annotator=me, phase=p, limit=10 * n_tasks) for p in PHASES
     )
     return me
 
@@ -85,6 +86,7 @@ def per_phase(user) -> list[dict]:
     """The first implementation of the panel's rows (three to four queries per phase)."""
     from annotation import assignment
     from annotation.models import Task
+    from annotation.phases import PHASES
 
     return [
         {
@@ -96,7 +98,7 @@ def per_phase(user) -> list[dict]:
             .order_by("-submitted_at")
             .first(),
         }
-        for phase in range(1, 6)
+        for phase in PHASES
     ]
 
 

@@ -5,7 +5,6 @@ Researchers and managers only (token or session authentication); anyone else get
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
@@ -33,7 +32,7 @@ from exports.serializers import (
     ExportJobSerializer,
     WebhookSerializer,
 )
-from exports.tasks import run_export_job
+from exports.tasks import start_export_job
 from exports.views import can_use_exports, download_response
 
 
@@ -148,8 +147,9 @@ class ExportJobViewSet(
         return Response(serializer.data, status=201)
 
     def perform_create(self, serializer: ExportJobSerializer) -> None:
-        job = serializer.save(requested_by=self.request.user)
-        transaction.on_commit(lambda: run_export_job.delay(job.pk))
+        serializer.instance = start_export_job(
+            ExportJob(**serializer.validated_data), self.request.user
+        )
 
     @extend_schema(
         responses={

@@ -22,6 +22,7 @@ from annotation.vocabulary import (
     canonical_claim_type,
     canonical_strategy,
 )
+from pipeline.scoring import ScoringInputError
 
 # The key order of a record, question and answer in the public release.
 CLAIM_KEYS = (
@@ -58,16 +59,10 @@ MAX_URL_LENGTH = 2000
 MAX_REPORTED_PROBLEMS = 50
 
 
-class DatasetFormatError(ValueError):
+class DatasetFormatError(ScoringInputError):
     """A dataset file that does not follow the AVeriTeC format; nothing was imported."""
 
-    def __init__(self, problems: list[str], total: int | None = None):
-        self.problems = problems
-        self.total = total if total is not None else len(problems)
-        shown = "\n".join(f"  - {p}" for p in problems)
-        more = self.total - len(problems)
-        extra = f"\n  … and {more} more" if more > 0 else ""
-        super().__init__(f"{self.total} problem(s) in the dataset file:\n{shown}{extra}")
+    heading = "in the dataset file"
 
 
 def format_claim_date(value: date) -> str:

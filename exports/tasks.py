@@ -7,14 +7,12 @@ so a redelivered message finds nothing to do.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from celery import shared_task
-from django.conf import settings
+from django.db import transaction
 
 from exports import scoring, webhooks
-from exports.dataset import write_export
-from exports.models import EXPORT_FOLDER, ExportJob, ScoringJob
+from exports.models import ExportJob, ScoringJob
 from exports.shared_task import detect_and_read
 
 # The webhook tasks live beside the deliveries they send (exports/webhooks.py) under their
@@ -24,29 +22,24 @@ from pipeline.ev2r import Ev2RError
 
 __all__ = [
     "deliver_webhook",
-    "export_dataset_file",
     "remove_old_export_files",
     "requeue_pending_webhooks",
     "run_export_job",
     "run_scoring_job",
+    "start_export_job",
 ]
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(acks_late=True)
-def export_dataset_file(file_name: str, fmt: str = "json") -> dict:
-    """Write the accepted claims to MEDIA_ROOT/exports/<file_name> in the background.
-
-    Takes a bare file name, never a path, so a caller cannot write elsewhere on disk. Running
-    it twice rewrites the same complete file, so a redelivered message does no harm.
+def start_export_job(job: ExportJob, user) -> ExportJob:
+    """Save a new export job for `user` and queue its run: the one way the exports page and
+    the API start an export. Queued once the transaction commits, so the worker finds the row.
     """
-    if Path(file_name).name != file_name or not file_name:
-        raise ValueError(f"expected a bare file name, got {file_name!r}")
-    folder = Path(settings.MEDIA_ROOT) / EXPORT_FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    count = write_export(folder / file_name, fmt=fmt)
-    return {"file": f"{EXPORT_FOLDER}/{file_name}", "claims": count}
+    job.requested_by = user
+    job.save()
+    transaction.on_commit(lambda: run_export_job.delay(job.pk))
+    return job
 
 
 @shared_task(acks_late=True)

@@ -25,7 +25,7 @@ from exports.models import ExportJob, ScoringJob
 from exports.shared_task import FORM_2023, FORM_2024, FORM_2025, FORM_CHOICES, ORDER_NOTE
 from exports.splits import SplitBoundaries
 from exports.statistics import TABLE_TITLES, TABLES, compute_statistics
-from exports.tasks import run_export_job, run_scoring_job
+from exports.tasks import run_scoring_job, start_export_job
 from pipeline.scoring import LABELS, LEVELS
 
 
@@ -83,19 +83,11 @@ def export_create(request: HttpRequest) -> HttpResponse:
             }
             return render(request, "exports/exports.html#export-form", context, status=422)
         return _export_page(request, form, status=422)
-    job = start_export(form, request.user)
+    job = start_export_job(form.save(commit=False), request.user)
     if request.htmx:
         # Open the job's own page rather than swapping it into the form beside a stale list.
         return HttpResponseClientRedirect(reverse("exports:export-job", args=[job.pk]))
     return redirect("exports:export-job", pk=job.pk)
-
-
-def start_export(form: ExportJobForm, user) -> ExportJob:
-    job = form.save(commit=False)
-    job.requested_by = user
-    job.save()
-    transaction.on_commit(lambda: run_export_job.delay(job.pk))
-    return job
 
 
 @require_GET

@@ -92,7 +92,13 @@ def _no_progress(_: int) -> None:
 
 
 class ScoringInputError(ValueError):
-    """Predictions or references that cannot be scored; the message lists every problem."""
+    """Predictions or references that cannot be scored; the message lists every problem.
+
+    Also the base of exports' DatasetFormatError (a dataset file that cannot be imported),
+    which differs only in the heading of its message.
+    """
+
+    heading = "with the files to score"
 
     def __init__(self, problems: list[str], total: int | None = None):
         self.problems = problems
@@ -100,7 +106,7 @@ class ScoringInputError(ValueError):
         shown = "\n".join(f"  - {p}" for p in problems)
         more = self.total - len(problems)
         extra = f"\n  … and {more} more" if more > 0 else ""
-        super().__init__(f"{self.total} problem(s) with the files to score:\n{shown}{extra}")
+        super().__init__(f"{self.total} problem(s) {self.heading}:\n{shown}{extra}")
 
 
 class _Problems:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
+from annotation.phases import PHASES
+
 PHASE_COLOURS = {1: "#4c78a8", 2: "#f58518", 3: "#54a24b", 4: "#e45756", 5: "#b279a2"}
 WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 640, 220, 40, 30, 10
 
@@ -58,7 +60,7 @@ def _short(value: float) -> str:
     return f"{value:g}" if value < 1000 else f"{value / 1000:.1f}k"
 
 
-def _legend(phases: list[int], y: int) -> SafeString:
+def _legend(phases: tuple[int, ...], y: int) -> SafeString:
     return format_html_join(
         "",
         '<rect x="{}" y="{}" width="10" height="10" fill="{}"/>'
@@ -72,8 +74,7 @@ def _legend(phases: list[int], y: int) -> SafeString:
 
 def stacked_days(days: list[dict], prefix: str, title: str) -> SafeString:
     """One stacked bar per day, a segment per phase (e.g. tasks handed in)."""
-    phases = [1, 2, 3, 4, 5]
-    totals = [sum(day[f"{prefix}{p}"] for p in phases) for day in days]
+    totals = [sum(day[f"{prefix}{p}"] for p in PHASES) for day in days]
     peak = max([1, *totals])
     plot_h = HEIGHT - BOTTOM - TOP - 14
     step = (WIDTH - LEFT - 10) / max(1, len(days))
@@ -81,7 +82,7 @@ def stacked_days(days: list[dict], prefix: str, title: str) -> SafeString:
     marks = []
     for i, day in enumerate(days):
         y = HEIGHT - BOTTOM
-        for p in phases:
+        for p in PHASES:
             n = day[f"{prefix}{p}"]
             if not n:
                 continue
@@ -114,18 +115,17 @@ def stacked_days(days: list[dict], prefix: str, title: str) -> SafeString:
                 days[-1]["day"],
             )
         )
-    marks.append(_legend(phases, HEIGHT - 12))
+    marks.append(_legend(PHASES, HEIGHT - 12))
     return _frame(title, mark_safe("".join(marks)), peak)  # the parts are escaped
 
 
 def lines_by_phase(days: list[dict], prefix: str, title: str) -> SafeString:
     """One line per phase over the days (e.g. the queue at each day's end)."""
-    phases = [1, 2, 3, 4, 5]
-    peak = max([1, *(day[f"{prefix}{p}"] for day in days for p in phases)])
+    peak = max([1, *(day[f"{prefix}{p}"] for day in days for p in PHASES)])
     plot_h = HEIGHT - BOTTOM - TOP - 14
     step = (WIDTH - LEFT - 10) / max(1, len(days) - 1)
     marks = []
-    for p in phases:
+    for p in PHASES:
         points = " ".join(
             f"{LEFT + i * step:.1f},{HEIGHT - BOTTOM - day[f'{prefix}{p}'] / peak * plot_h:.1f}"
             for i, day in enumerate(days)
@@ -141,7 +141,7 @@ def lines_by_phase(days: list[dict], prefix: str, title: str) -> SafeString:
                 last,
             )
         )
-    marks.append(_legend(phases, HEIGHT - 12))
+    marks.append(_legend(PHASES, HEIGHT - 12))
     return _frame(title, mark_safe("".join(marks)), peak)  # the parts are escaped
 
 

@@ -38,13 +38,13 @@ from django.db.models.functions import Coalesce, Greatest, TruncDate
 from django.utils import timezone
 
 from annotation.models import Article, Claim, EvidenceRound, PhaseQuota, Task, User
+from annotation.phases import PHASES
 from annotation.vocabulary import Phase
 from review.agreement import ReportFilter
 from review.models import AgreementRating, ProblemFlag, QualityCheck
 
 # The chart of queue sizes shows at most this many days, the latest ones.
 MAX_DAYS = 60
-PHASES = range(1, 6)
 
 
 def _tasks(report_filter: ReportFilter) -> QuerySet[Task]:
@@ -216,7 +216,7 @@ def outcome_rates(report_filter: ReportFilter) -> dict:
     decided = claims.filter(state__in=(Claim.State.ACCEPTED, Claim.State.DISCARDED))
     discarded = decided.filter(state=Claim.State.DISCARDED).count()
     accepted = claims.filter(state=Claim.State.ACCEPTED)
-    reported = claims.filter(exclusion_reason__startswith="reported in P").count()
+    reported = claims.reported().count()
     return {
         "p1_done": p1.count(),
         "skipped": skipped.count(),

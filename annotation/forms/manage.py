@@ -64,8 +64,8 @@ class ArticleIntakeForm(forms.Form):
 
     def clean_batch(self) -> str:
         name = self.cleaned_data["batch"].strip()
-        if name and Batch.objects.filter(name=name).exists():
-            raise forms.ValidationError(f"A batch named {name!r} exists already.")
+        if name and (taken := Batch.name_taken(name)):
+            raise forms.ValidationError(taken, code="batch_name_taken")
         return name
 
     def clean(self):

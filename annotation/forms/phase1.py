@@ -13,6 +13,7 @@ from annotation.normalisation import (
     LIMITED_FIELDS,
     MAX_CLAIMS_PER_ARTICLE,
     normalisation_problems,
+    skip_problems,
 )
 from annotation.submissions import TEXT_LIMITS, NormalisedClaim
 from annotation.vocabulary import ClaimType, Strategy, Verdict
@@ -187,6 +188,6 @@ class SkipForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("reason") == Article.SkipReason.OTHER and not data.get("note", "").strip():
-            self.add_error("note", "Say what is wrong with the article.")
+        for problem in skip_problems(data.get("reason", ""), data.get("note")):
+            self.add_error(problem.path, problem.message)
         return data

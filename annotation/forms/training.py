@@ -3,6 +3,7 @@
 from django import forms
 
 from annotation.models import QualificationThresholds
+from annotation.submissions import TEXT_LIMITS
 from annotation.vocabulary import ClaimType, Phase, Strategy, Verdict
 
 # Enough boxes for the shared task's bar of two real pairs, with room for pairs that miss.
@@ -26,10 +27,14 @@ class TrainingForm(forms.Form):
         if phase == Phase.QUESTIONS:
             for n in range(TRAINING_PAIRS):
                 self.fields[f"question_{n}"] = forms.CharField(
-                    required=False, label=f"Question {n + 1}", max_length=1000
+                    required=False,
+                    label=f"Question {n + 1}",
+                    max_length=TEXT_LIMITS["question"],
                 )
                 self.fields[f"answer_{n}"] = forms.CharField(
-                    required=False, label=f"Answer {n + 1}", max_length=2000
+                    required=False,
+                    label=f"Answer {n + 1}",
+                    max_length=TEXT_LIMITS["answer"],
                 )
         self.fields["verdict"] = forms.ChoiceField(
             choices=Verdict.choices, widget=forms.RadioSelect

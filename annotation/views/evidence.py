@@ -15,7 +15,13 @@ from django_countries import countries
 from annotation import handin, workflow
 from annotation.access import editor_task
 from annotation.blindness import EVIDENCE_PHASES
-from annotation.evidence import blocking, evidence_problems, source_site_problems
+from annotation.evidence import (
+    MAX_ANSWERS_PER_QUESTION,
+    METADATA_URL,
+    blocking,
+    evidence_problems,
+    source_site_problems,
+)
 from annotation.forms.evidence import (
     blank_answer,
     blank_question,
@@ -134,6 +140,10 @@ def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -
         "tour": f"p{task.phase}",
         "show_tour": f"p{task.phase}" not in request.user.completed_tours,
         "tour_steps": TOURS[f"p{task.phase}"],
+        # The rules the editor's script applies as the annotator types, from their homes.
+        "max_answers": MAX_ANSWERS_PER_QUESTION,
+        "metadata_medium": SourceMedium.METADATA,
+        "metadata_url": METADATA_URL,
         "blank_question": blank_question(),
         "blank_answer": blank_answer(),
         "report_reasons": workflow.REPORT_REASONS,
@@ -153,8 +163,9 @@ def _hints(task: Task, draft: dict):
     return [p for p in evidence_problems(evidence, task.claim, phase=task.phase) if not p.blocking]
 
 
-def evidence_page(request: HttpRequest, task: Task) -> HttpResponse:
-    """The editor with the saved draft restored; P4 starts from the pairs in dispute."""
+def evidence_page(request: HttpRequest, task: Task, **extra) -> HttpResponse:
+    """The editor with the saved draft restored; P4 starts from the pairs in dispute.
+    `extra` fills the side panel (search results, an opened page) for pages without htmx."""
     draft = task.draft if task.draft.get("questions") is not None else None
     if draft is None:
         draft = (
@@ -162,11 +173,22 @@ def evidence_page(request: HttpRequest, task: Task) -> HttpResponse:
             if task.phase == Phase.DISPUTE
             else {"questions": [], "verdict": "", "claim_correction": ""}
         )
-    return render(request, TEMPLATE, _context(request, task, draft, _hints(task, draft)))
+    return render(request, TEMPLATE, _context(request, task, draft, _hints(task, draft), **extra))
 
 
 def _editor_task(request: HttpRequest, pk: int) -> Task:
     return editor_task(request, pk, EVIDENCE_PHASES)
+
+
+def _side_panel(request: HttpRequest, task: Task, partial: str, context: dict) -> HttpResponse:
+    """The side panel's fragment for htmx; without JavaScript (a plain form or link), the
+    whole editor with the panel filled in, as django-htmx's example serves both."""
+    if request.htmx:
+        return render(request, f"{TEMPLATE}#{partial}", context)
+    if error := context.pop("error", None):
+        # On the whole page both panels read `error`: say it once, among the page's messages.
+        messages.error(request, error)
+    return evidence_page(request, task, **{k: v for k, v in context.items() if k != "task"})
 
 
 @require_POST
@@ -305,7 +327,7 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
             )
         except (service.SearchError, SearchUnavailable) as exc:
             context["error"] = str(exc)
-    return render(request, "annotation/evidence.html#search-results", context)
+    return _side_panel(request, task, "search-results", context)
 
 
 @require_POST
@@ -322,4 +344,4 @@ def open_result(request: HttpRequest, pk: int) -> HttpResponse:
         context["unreadable"] = fetch.unreadable(url, exc)
     except service.SearchError as exc:
         context["error"] = str(exc)
-    return render(request, "annotation/evidence.html#opened-page", context)
+    return _side_panel(request, task, "opened-page", context)

@@ -286,7 +286,7 @@
         return fetch(saveUrl(), {
           method: "POST",
           body,
-          headers: { "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value, "HX-Request": "true" },
+          headers: { "X-CSRFToken": window.averitec.csrfToken(), "HX-Request": "true" },
           credentials: "same-origin",
         }).then(async (response) => {
           if (response.headers.get("X-Revision")) {
@@ -414,10 +414,9 @@
   const frame = document.getElementById("article-frame");
   if (frame && frame.dataset.loadedUrl) {
     frame.addEventListener("load", () => {
-      const token = document.querySelector("[name=csrfmiddlewaretoken]");
       fetch(frame.dataset.loadedUrl, {
         method: "POST",
-        headers: { "X-CSRFToken": token ? token.value : "" },
+        headers: { "X-CSRFToken": window.averitec.csrfToken() },
         credentials: "same-origin",
       });
     }, { once: true });
@@ -434,10 +433,9 @@
     const finish = () => {
       tour.hidden = true;
       if (highlighted) highlighted.classList.remove("tour-highlight");
-      const token = document.querySelector("[name=csrfmiddlewaretoken]");
       fetch(tour.dataset.doneUrl, {
         method: "POST",
-        headers: { "X-CSRFToken": token ? token.value : "" },
+        headers: { "X-CSRFToken": window.averitec.csrfToken() },
         credentials: "same-origin",
       });
     };

@@ -84,7 +84,6 @@
   // --- A task page without an editor: send what the journal still holds ------------------
   const flush = document.querySelector("[data-journal-flush]");
   if (!flush) return;
-  const token = document.querySelector("[name=csrfmiddlewaretoken]");
   journal.ofTask(flush.dataset.draftKey).then((rows) => {
     rows.forEach((row) => {
       const body = new URLSearchParams(row.body);
@@ -92,7 +91,7 @@
       fetch(flush.dataset.saveUrl, {
         method: "POST",
         body,
-        headers: { "X-CSRFToken": token ? token.value : "", "HX-Request": "true" },
+        headers: { "X-CSRFToken": window.averitec.csrfToken(), "HX-Request": "true" },
         credentials: "same-origin",
       }).then((response) => {
         const revision = response.headers.get("X-Revision");

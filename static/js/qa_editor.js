@@ -10,7 +10,11 @@
   const questions = document.getElementById("questions");
   const questionTemplate = document.getElementById("question-template");
   const answerTemplate = document.getElementById("answer-template");
-  const MAX_ANSWERS = 3;
+  // Rules the server owns (annotation/evidence.py), rendered onto the form as data attributes
+  // so this script never keeps a copy that could drift from them.
+  const MAX_ANSWERS = Number(form.dataset.maxAnswers);
+  const METADATA_MEDIUM = form.dataset.metadataMedium;
+  const METADATA_URL = form.dataset.metadataUrl;
   let lastAnswer = null; // the answer card the annotator last worked in
 
   const changed = () => form.dispatchEvent(new Event("change", { bubbles: true }));
@@ -56,7 +60,7 @@
     answer.dataset.type = kind;
     const medium = answer.querySelector("[data-source-medium]");
     const url = answer.querySelector("[data-source-url]");
-    if (medium && url && medium.value === "Metadata") url.value = "metadata";
+    if (medium && url && medium.value === METADATA_MEDIUM) url.value = METADATA_URL;
   }
 
   function fromTemplate(template) {
@@ -181,7 +185,7 @@
       address.value = use.dataset.useResult;
       address.dispatchEvent(new Event("change", { bubbles: true })); // runs the source check
       const medium = answer.querySelector("[data-source-medium]");
-      if (!medium.value || medium.value === "Metadata") medium.value = "Web text";
+      if (!medium.value || medium.value === METADATA_MEDIUM) medium.value = "Web text";
       if (answer.dataset.type === "Unanswerable") setKind(answer, "Extractive");
       reveal(answer);
       changed();

@@ -3,13 +3,12 @@
 (function () {
   const box = document.querySelector("[data-suggestions-box]");
   if (!box) return;
-  const csrf = (document.body.getAttribute("hx-headers") || "").match(/"X-CSRFToken": "([^"]+)"/);
 
   function log(item, outcome, finalText) {
     const body = new URLSearchParams({ outcome: outcome, final_text: finalText || "" });
     return fetch(item.dataset.logUrl, {
       method: "POST",
-      headers: { "X-CSRFToken": csrf ? csrf[1] : "" },
+      headers: { "X-CSRFToken": window.averitec.csrfToken() },
       body: body,
       credentials: "same-origin",
     });

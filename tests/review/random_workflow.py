@@ -22,6 +22,7 @@ from annotation.models import (
     Task,
     User,
 )
+from annotation.phases import PHASES
 from annotation.vocabulary import Verdict
 from review.models import CLAIM_FLAG_CODES, ProblemFlag, QualityCheck
 
@@ -37,7 +38,7 @@ def random_workflow(rng: random.Random, n_articles: int, handed_in: float = 0.0)
     users = [
         User.objects.create(
             username=f"u{i:02d}",
-            qualified_phases=sorted(rng.sample(range(1, 6), rng.randint(0, 5))),
+            qualified_phases=sorted(rng.sample(PHASES, rng.randint(0, 5))),
             is_active=rng.random() > 0.1,
             role=User.Role.MANAGER if i == 0 else User.Role.ANNOTATOR,
         )

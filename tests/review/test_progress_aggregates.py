@@ -27,6 +27,7 @@ from annotation.models import (
     Task,
     User,
 )
+from annotation.phases import PHASES
 from annotation.vocabulary import Phase
 from review import progress
 from review.agreement import ReportFilter, verdict_ratings
@@ -80,8 +81,8 @@ def old_daily_figures(report_filter):
         out.append(
             {
                 "day": day.isoformat(),
-                **{f"done_p{p}": done[(day, p)] for p in range(1, 6)},
-                **{f"queue_p{p}": queue[p] for p in range(1, 6)},
+                **{f"done_p{p}": done[(day, p)] for p in PHASES},
+                **{f"queue_p{p}": queue[p] for p in PHASES},
             }
         )
     return out
@@ -103,7 +104,7 @@ def old_phase_figures(report_filter):
             "median_minutes": _minutes(_median(times[phase])),
             "speed_traps": sum(1 for s in times[phase] if s < trap),
         }
-        for phase in range(1, 6)
+        for phase in PHASES
     ]
 
 
@@ -177,7 +178,7 @@ def old_annotator_figures(report_filter):
             {
                 "annotator": name,
                 "tasks_done": sum(row["done"].values()),
-                **{f"done_p{p}": row["done"][p] for p in range(1, 6)},
+                **{f"done_p{p}": row["done"][p] for p in PHASES},
                 "median_minutes": _minutes(_median(times[pk])),
                 "agreement_with_others": _rate(agreeing[name], compared[name]),
                 "p2_confirmed_in_p3": _rate(confirmed[pk], p2_checked[pk]),

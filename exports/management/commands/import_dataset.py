@@ -44,8 +44,8 @@ class Command(BaseCommand):
             self.stdout.write(f"{path}: {len(records)} valid records. Dry run: nothing stored.")
             return
         name = batch or Batch.default_name(path.name)
-        if Batch.objects.filter(name=name).exists():
-            raise CommandError(f"a batch named {name!r} exists already; choose another --batch")
+        if taken := Batch.name_taken(name):
+            raise CommandError(f"{taken} Choose another --batch.")
         with tqdm(
             total=len(records),
             desc="Importing claims",

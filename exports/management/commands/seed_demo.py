@@ -8,6 +8,7 @@ from tqdm import tqdm
 
 from annotation.intake import IntakeRow, import_articles
 from annotation.models import Batch, User
+from annotation.phases import PHASES
 from exports.averitec_json import load_dataset, parse_dataset
 from exports.dataset import import_claims
 from exports.sample import sample_records
@@ -103,7 +104,7 @@ class Command(BaseCommand):
                 password = secrets.token_urlsafe(9)
                 user = user or User(username=username)
                 user.role = role
-                user.qualified_phases = [1, 2, 3, 4, 5]
+                user.qualified_phases = list(PHASES)
                 user.is_staff = role == User.Role.MANAGER
                 user.is_superuser = role == User.Role.MANAGER
                 user.set_password(password)
