@@ -141,7 +141,13 @@ def hand_in(
     is False where the content is not in the editors' draft shape (the API's submission
     payload): it is then kept in the revision only.
     """
-    locked = Task.objects.select_for_update().get(pk=task.pk)
+    # The claim and article come along (not locked): the phase's checks after the hand-in
+    # read them, and autosave runs every few seconds.
+    locked = (
+        Task.objects.select_for_update(of=("self",))
+        .select_related("claim", "article", "claim__article")
+        .get(pk=task.pk)
+    )
     digest = DraftRevision.pack(content)[1]
     now = timezone.now()
     # What was handed in, sent again (a double click, a retry, a journal sent after the
