@@ -19,6 +19,7 @@ from django.urls import reverse
 from annotation import assignment
 from annotation.evidence import MISINFORMATION_WARNING, evidence_problems
 from annotation.forms.evidence import evidence_from_draft
+from annotation.models import EvidenceRound
 from annotation.submissions import Problem
 from annotation.vocabulary import Phase
 from search_proxy import flags, service
@@ -172,6 +173,37 @@ def test_the_hand_in_check_costs_the_same_queries_with_1_and_with_20_cited_pages
 
     check(cited(1), 0)
     assert check(cited(1), 1) == check(cited(20), 2)
+
+
+def test_handing_in_costs_the_same_queries_with_1_and_with_20_cited_pages(
+    client, annotator, p2_task
+):
+    """The hand-in itself: the checks again, then a source row, a snapshot passage and an
+    archive job for every cited page."""
+    for n in (2, 3):  # Start next finds another claim after each hand-in
+        steps.new_article(url=f"https://news.example.com/fact-check/more-{n}/")
+        steps.normalise(AnnotatorFactory(username=f"p1-writer-{n}"))
+    client.force_login(annotator)
+    counts = []
+    task = p2_task
+    for urls in (cited(1), cited(20)):
+        screen_autosave(client, task, urls, 0)
+        confirm = reverse("annotation:confirm-evidence", args=[task.pk])
+        response = None
+
+        def post(confirm=confirm):
+            nonlocal response
+            response = client.post(confirm, {"draft_version": "1", "tab_id": "tab-a"})
+
+        counts.append(count(post))
+        task.refresh_from_db()
+        assert task.status == task.Status.SUBMITTED
+        evidence = EvidenceRound.objects.get(task=task)
+        assert evidence.questions.count() == -(-len(urls) // 3)
+        task = assignment.current_task(annotator, Phase.QUESTIONS)
+        assert response.url == reverse("annotation:task", args=[task.pk])
+    assert counts[0] == counts[1]
+    assert Source.objects.filter(normalized_url__in=map(normalize_url, cited(20))).count() == 20
 
 
 def test_the_workflow_checks_cost_the_same_queries_with_1_and_with_20_cited_pages(p2_task):
