@@ -36,7 +36,13 @@ def manager_required(view):
 
 def own_task_or_404(user, pk: int) -> Task:
     # Someone else's task is "not found", not "forbidden": ids reveal nothing.
-    return get_object_or_404(Task.objects.select_related("claim", "article"), pk=pk, annotator=user)
+    return get_object_or_404(
+        # The claim's article too: the evidence rules read its address (the claim's own
+        # fact-check is never evidence).
+        Task.objects.select_related("claim", "article", "claim__article"),
+        pk=pk,
+        annotator=user,
+    )
 
 
 def editor_task(request: HttpRequest, pk: int, phases: Collection[int]) -> Task:

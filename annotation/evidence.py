@@ -13,8 +13,8 @@ import re
 from annotation.models import Claim
 from annotation.submissions import EvidenceData, Problem, too_long
 from annotation.vocabulary import NO_ANSWER_TEXT, AnswerType, Phase, SourceMedium, Verdict
-from search_proxy.flags import is_misinformation, source_problem
-from search_proxy.service import source_date_problem
+from search_proxy.flags import fact_check_findings, misinformation_among
+from search_proxy.service import source_date_problems
 from search_proxy.webaddress import is_web_address
 
 # P2 and P4 alike (the guidelines' dispute resolution keeps the P2 instructions, which allow
@@ -40,6 +40,12 @@ def restates_claim(question: str, claim_text: str) -> bool:
     return len(asked & claimed) / len(claimed) >= 0.8
 
 
+MISINFORMATION_WARNING = (
+    "This site is known for misinformation or satire. You may use "
+    "it, but add a second source that confirms the answer."
+)
+
+
 def source_site_problems(path: str, url: str, claim: Claim) -> list[Problem]:
     """What is wrong with the site a source address points to: a fact-checker or the claim's
     own article (refused), a page first seen after the claim date, or a misinformation site
@@ -48,24 +54,36 @@ def source_site_problems(path: str, url: str, claim: Claim) -> list[Problem]:
     The one home of these checks: the editor runs them as soon as an address is entered
     (annotation:source-check) and again on submit, the API and the workflow on submit.
     """
-    url = url.strip()
-    if not is_web_address(url):
-        return []
-    refused = source_problem(url, claim.article.url)
-    if refused:
-        return [Problem(path, refused)]
-    problems = []
-    if dated := source_date_problem(url, claim.claim_date):
-        problems.append(Problem(path, dated, blocking=False))
-    if is_misinformation(url):
-        problems.append(
-            Problem(
-                path,
-                "This site is known for misinformation or satire. You may use "
-                "it, but add a second source that confirms the answer.",
-                blocking=False,
-            )
-        )
+    return sources_site_problems([(path, url)], claim).get(path, [])
+
+
+def sources_site_problems(cited: list[tuple[str, str]], claim: Claim) -> dict[str, list[Problem]]:
+    """source_site_problems for every (path, address) of a set of pairs at once: one
+    query per table (fact-checking and misinformation rules, index, snapshots, sources)
+    whatever the number of answers, because autosave runs these on every save.
+    Returns path -> its problems, for the paths with some."""
+    addresses = {path: url.strip() for path, url in cited}
+    web = [url for url in dict.fromkeys(addresses.values()) if is_web_address(url)]
+    if not web:
+        return {}
+    findings = dict(zip(web, fact_check_findings(web, claim.article.url), strict=True))
+    usable = [url for url in web if not findings[url].reveals]
+    dated = source_date_problems(usable, claim.claim_date) if usable else {}
+    marked = misinformation_among(usable) if usable else set()
+    problems: dict[str, list[Problem]] = {}
+    for path, url in addresses.items():
+        if url not in findings:
+            continue
+        if findings[url].reveals:
+            problems[path] = [Problem(path, findings[url].message)]
+            continue
+        found = []
+        if url in dated:
+            found.append(Problem(path, dated[url], blocking=False))
+        if url in marked:
+            found.append(Problem(path, MISINFORMATION_WARNING, blocking=False))
+        if found:
+            problems[path] = found
     return problems
 
 
@@ -84,6 +102,14 @@ def evidence_problems(
             )
         )
     all_unanswerable = bool(data.questions)
+    sites = sources_site_problems(
+        [
+            (f"questions.{qi}.answers.{ai}.source_url", answer.source_url)
+            for qi, question in enumerate(data.questions)
+            for ai, answer in enumerate(question.answers)
+        ],
+        claim,
+    )
     for qi, question in enumerate(data.questions):
         where = f"questions.{qi}"
         text = question.text.strip()
@@ -116,9 +142,7 @@ def evidence_problems(
             problems.extend(_answer_problems(f"{where}.answers.{ai}", answer, claim))
             if answer.answer_type != AnswerType.UNANSWERABLE:
                 all_unanswerable = False
-            problems.extend(
-                source_site_problems(f"{where}.answers.{ai}.source_url", answer.source_url, claim)
-            )
+            problems.extend(sites.get(f"{where}.answers.{ai}.source_url", []))
     if all_unanswerable and len(data.questions) < MIN_QUESTIONS_ALL_UNANSWERABLE:
         problems.append(
             Problem(

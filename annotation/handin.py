@@ -141,7 +141,13 @@ def hand_in(
     is False where the content is not in the editors' draft shape (the API's submission
     payload): it is then kept in the revision only.
     """
-    locked = Task.objects.select_for_update().get(pk=task.pk)
+    # The claim and article come along (not locked): the phase's checks after the hand-in
+    # read them, and autosave runs every few seconds.
+    locked = (
+        Task.objects.select_for_update(of=("self",))
+        .select_related("claim", "article", "claim__article")
+        .get(pk=task.pk)
+    )
     digest = DraftRevision.pack(content)[1]
     now = timezone.now()
     # What was handed in, sent again (a double click, a retry, a journal sent after the
@@ -217,7 +223,9 @@ def _record(
     now,
 ) -> DraftRevision:
     tab = (tab or "")[:64]
-    last = task.revisions.first()
+    # With its keyframe: in the usual case (the same tab saving again) the last revision is
+    # also the one the new one is stored against, so one query finds both.
+    last = task.revisions.select_related("delta_of").first()
     if (
         kind in _REPEATABLE
         and last is not None
@@ -232,9 +240,18 @@ def _record(
         return last
     # Stored against the tab's last keyframe (its whole content), until the next keyframe.
     base = None
-    previous = task.revisions.filter(tab=tab).only("pk", "delta_of", "depth").first()
-    if tab and previous is not None and previous.depth + 1 < DraftRevision.KEYFRAME_EVERY:
-        base = DraftRevision.objects.get(pk=previous.delta_of_id or previous.pk)
+    if not tab:
+        previous = None
+    elif last is not None and last.tab == tab:
+        previous = last
+    else:
+        # "task" too: the related manager sets it on each row it reads.
+        previous = task.revisions.filter(tab=tab).only("pk", "task", "delta_of", "depth").first()
+    if previous is not None and previous.depth + 1 < DraftRevision.KEYFRAME_EVERY:
+        if previous is last:
+            base = last.delta_of or last
+        else:
+            base = DraftRevision.objects.get(pk=previous.delta_of_id or previous.pk)
     data, _, size = DraftRevision.pack(content, base=base)
     return DraftRevision.objects.create(
         task=task,

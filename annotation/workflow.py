@@ -46,7 +46,7 @@ from annotation.submissions import (
 from annotation.suggestions.log import ignore_the_rest
 from annotation.vocabulary import AnswerType, Phase
 from search_proxy.archiving import queue_archiving
-from search_proxy.fetch import locate_passage
+from search_proxy.fetch import locate_passages
 from search_proxy.models import FetchedPage, Source
 from search_proxy.webaddress import is_web_address
 
@@ -254,9 +254,30 @@ def _store_evidence(
         is_agreement_sample=task.is_agreement_sample,
         submitted_at=now,
     )
-    store_pairs(evidence, data.questions, passage_for=_passage_of)
-    queue_archiving(a.source_url for q in data.questions for a in q.answers)
+    answers = [a for q in data.questions for a in q.answers]
+    # Every cited page's source row and snapshot at once: a hand-in may cite twenty.
+    cited = [a.source_url for a in answers if is_web_address(a.source_url)]
+    sources = Source.for_urls(cited)
+    extractive = [a for a in answers if _extractive_on_the_web(a)]
+    passages = dict(
+        zip(
+            map(id, extractive),
+            locate_passages([(a.source_url, a.text) for a in extractive]),
+            strict=True,
+        )
+    )
+    store_pairs(
+        evidence,
+        data.questions,
+        source_for=sources.get,
+        passage_for=lambda answer: passages.get(id(answer)) or _no_passage(answer),
+    )
+    queue_archiving(a.source_url for a in answers)
     return evidence
+
+
+def _extractive_on_the_web(answer: AnswerData) -> bool:
+    return answer.answer_type == AnswerType.EXTRACTIVE and is_web_address(answer.source_url)
 
 
 def _source_for(url: str) -> Source | None:
@@ -268,13 +289,6 @@ Passage = tuple[FetchedPage | None, int | None, int | None]
 
 def _no_passage(answer: AnswerData) -> Passage:
     return None, None, None
-
-
-def _passage_of(answer: AnswerData) -> Passage:
-    """Where an extractive answer stands in its page's stored snapshot (viewer selections)."""
-    if answer.answer_type == AnswerType.EXTRACTIVE and is_web_address(answer.source_url):
-        return locate_passage(answer.source_url, answer.text) or _no_passage(answer)
-    return _no_passage(answer)
 
 
 def store_pairs(

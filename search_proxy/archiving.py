@@ -66,10 +66,11 @@ def queue_archiving(urls: Iterable[str | None]) -> list[int]:
     for url in urls:
         if is_web_address(url):
             wanted.setdefault(normalize_url(url.strip()), url.strip())
+    sources = Source.for_urls(list(wanted.values()))
     waiting = []
     for url in wanted.values():
-        source = Source.for_url(url)
-        if source.archive_status == Source.ArchiveStatus.PENDING:
+        source = sources[url]
+        if source.archive_status == Source.ArchiveStatus.PENDING and source.pk not in waiting:
             waiting.append(source.pk)
     return waiting
 

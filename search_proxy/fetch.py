@@ -42,6 +42,8 @@ from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from search_proxy.dates import DateSource, parse_date
@@ -226,11 +228,33 @@ def locate_passage(url: str, passage: str) -> tuple[FetchedPage, int, int] | Non
     """Where an extractive answer's text stands in the stored snapshots of its page: the
     newest snapshot that holds it, which is the one the annotator read even when the page
     changed (and was fetched again by someone else) in between."""
-    for page in FetchedPage.objects.of_url(url)[:MAX_SNAPSHOTS_SEARCHED]:
-        span = page.locate(passage)
-        if span:
-            return (page, *span)
-    return None
+    return locate_passages([(url, passage)])[0]
+
+
+def locate_passages(cited: list[tuple[str, str]]) -> list[tuple[FetchedPage, int, int] | None]:
+    """locate_passage for each (address, passage) of a hand-in, with one query for all the
+    pages' snapshots."""
+    keys = [normalize_url(url) for url, _ in cited]
+    if not keys:
+        return []
+    newest = Window(
+        RowNumber(),
+        partition_by=F("normalized_url"),
+        order_by=[F("last_seen_at").desc(), F("pk").desc()],
+    )
+    snapshots: dict[str, list[FetchedPage]] = {}
+    for page in (
+        FetchedPage.objects.filter(normalized_url__in=set(keys))
+        .annotate(newest=newest)
+        .filter(newest__lte=MAX_SNAPSHOTS_SEARCHED)
+        .order_by("normalized_url", "newest")
+    ):
+        snapshots.setdefault(page.normalized_url, []).append(page)
+    found: list[tuple[FetchedPage, int, int] | None] = []
+    for key, (_, passage) in zip(keys, cited, strict=True):
+        spans = ((page, page.locate(passage)) for page in snapshots.get(key, []))
+        found.append(next(((page, *span) for page, span in spans if span), None))
+    return found
 
 
 SNAPSHOT_TASK = "search_proxy.tasks.snapshot_pages"

@@ -28,6 +28,8 @@ from search_proxy.models import (
     parse_domain_entry,
 )
 from search_proxy.webaddress import (
+    MAX_UNWRAP,
+    CanonicalAddress,
     canonical_address,
     host_of,
     normalize_url,
@@ -91,7 +93,12 @@ _FACT_CHECKER_WORDS = ("fact", "check")
 def is_misinformation(url: str) -> bool:
     """Whether `url` (or the page a web.archive.org link captured) is on a misinformation or
     satire site. Only ever used to mark a page, never to hide or refuse it."""
-    return bool(MisinformationDomain.objects.matching(url))
+    return url in misinformation_among([url])
+
+
+def misinformation_among(urls: list[str]) -> set[str]:
+    """Which of `urls` is_misinformation, with one query for all of them."""
+    return set(MisinformationDomain.objects.matching_each(urls))
 
 
 @dataclass(frozen=True)
@@ -138,24 +145,65 @@ def known_target(address: str) -> str | None:
     """Where a short link (shortener, archive.today id) leads, when something stored knows:
     the page a stored archive copy was made of, or where a stored snapshot's redirects
     ended. Nothing is fetched."""
-    text = address.strip()
-    page = (
-        Source.objects.filter(archived_url=text).values_list("url", flat=True).first()
-        if text
-        else None
-    )
-    if page:
-        return page
-    final = (
-        FetchedPage.objects.filter(normalized_url=normalize_url(text))
-        .exclude(final_url="")
-        .order_by("-last_seen_at")
-        .values_list("final_url", flat=True)
-        .first()
-    )
-    if final and normalize_url(final) != normalize_url(text):
-        return final
-    return None
+    return known_targets([address]).get(address)
+
+
+def known_targets(addresses: Iterable[str]) -> dict[str, str]:
+    """known_target for many short links, with one query per table for all of them: the
+    address -> where it leads, for those whose target something stored knows."""
+    texts = {address: address.strip() for address in addresses}
+    wanted = {text for text in texts.values() if text}
+    if not wanted:
+        return {}
+    pages: dict[str, str] = {}
+    # first() of each address, as one query: the oldest row wins.
+    for copy, page in (
+        Source.objects.filter(archived_url__in=wanted)
+        .order_by("pk")
+        .values_list("archived_url", "url")
+    ):
+        if page:
+            pages.setdefault(copy, page)
+    keys = {text: normalize_url(text) for text in wanted if text not in pages}
+    finals: dict[str, str] = {}
+    if keys:
+        for key, final in (
+            FetchedPage.objects.filter(normalized_url__in=set(keys.values()))
+            .exclude(final_url="")
+            .order_by("-last_seen_at")
+            .values_list("normalized_url", "final_url")
+        ):
+            finals.setdefault(key, final)  # the newest seen snapshot's
+    found: dict[str, str] = {}
+    for address, text in texts.items():
+        if text in pages:
+            found[address] = pages[text]
+        elif (final := finals.get(keys.get(text, ""))) and normalize_url(final) != keys[text]:
+            found[address] = final
+    return found
+
+
+def canonical_addresses(urls: list[str]) -> list[CanonicalAddress]:
+    """canonical_address of each of `urls` with the stored knowledge of short links, asked
+    for all of them at once: one round of look-ups per level of short links inside short
+    links (almost always none or one), whatever the number of addresses."""
+    known: dict[str, str | None] = {}
+    asked: set[str] = set()
+
+    def target(address: str) -> str | None:
+        if address in known:
+            return known[address]
+        asked.add(address)
+        return None
+
+    for _level in range(MAX_UNWRAP + 1):
+        asked.clear()
+        canon = [canonical_address(url, target) for url in urls]
+        if not asked:
+            break
+        found = known_targets(asked)
+        known.update({address: found.get(address) for address in asked})
+    return canon
 
 
 def fact_check_finding(url: str, own_article: str | None = None) -> FactCheckFinding:
@@ -167,10 +215,11 @@ def fact_check_finding(url: str, own_article: str | None = None) -> FactCheckFin
 
 
 def fact_check_findings(urls: list[str], own_article: str | None = None) -> list[FactCheckFinding]:
-    """fact_check_finding for many addresses, with one rule query for all of them."""
-    canon = [canonical_address(u, known_target) for u in urls]
+    """fact_check_finding for many addresses, with one rule query for all of them (and one
+    look-up of stored short-link targets per level of nesting)."""
+    *canon, own_canon = canonical_addresses([*urls, own_article or ""])
     rules = FactCheckingDomain.objects.matching_each([c.address for c in canon if c.address])
-    own = normalize_url(canonical_address(own_article, known_target).address) if own_article else ""
+    own = normalize_url(own_canon.address) if own_article else ""
     findings = []
     for url, c in zip(urls, canon, strict=True):
         common = {"address": url, "canonical": c.address, "wrappers": c.wrappers}
@@ -212,7 +261,7 @@ class Flags:
 def flags_for(urls: list[str]) -> Flags:
     """Which of `urls` are misinformation sources and (possibly) fact-checks."""
     return Flags(
-        misinformation=frozenset(MisinformationDomain.objects.matching_each(urls)),
+        misinformation=frozenset(misinformation_among(urls)),
         fact_checkers=frozenset(f.address for f in fact_check_findings(urls) if f.reveals),
     )
 

@@ -151,6 +151,40 @@ class Source(models.Model):
         return source
 
     @classmethod
+    def for_urls(cls, urls: list[str]) -> dict[str, Source]:
+        """for_url of each address, with a few queries for all of them (a hand-in cites
+        many pages): address -> its source row."""
+        keys: dict[str, str] = {}
+        defaults: dict[str, dict] = {}
+        for written in urls:
+            url = unwrap_double_archive(written)
+            key = keys[written] = normalize_url(url)
+            if key in defaults:
+                continue
+            values: dict = {"url": url}
+            if is_archive_link(url):
+                values.update(
+                    archive_status=cls.ArchiveStatus.ARCHIVED,
+                    archived_url=url,
+                    archived_at=archive_timestamp(url),
+                )
+            defaults[key] = values
+        if not keys:
+            return {}
+        found = {s.normalized_url: s for s in cls.objects.filter(normalized_url__in=defaults)}
+        missing = [key for key in defaults if key not in found]
+        if missing:
+            # Another hand-in may create the same page at the same moment: keep its row.
+            cls.objects.bulk_create(
+                [cls(normalized_url=key, **defaults[key]) for key in missing],
+                ignore_conflicts=True,
+            )
+            found.update(
+                (s.normalized_url, s) for s in cls.objects.filter(normalized_url__in=missing)
+            )
+        return {written: found[key] for written, key in keys.items()}
+
+    @classmethod
     def archived_copy_of(cls, url: str | None) -> str | None:
         """The archive link of the page at `url`, once it has one."""
         if not url or not url.strip().lower().startswith(("http://", "https://")):

@@ -392,28 +392,55 @@ def source_date_problem(url: str, claim_date: date) -> str | None:
     """The search results' date rule for an address typed by hand: what is known of the
     page's date (local index, the viewer's snapshot, the archive's first capture) says it
     may postdate the claim. None when nothing known says so. Never fetches anything."""
-    key = normalize_url(url)
-    known = [
-        (page.published, page.date_source)
-        for page in (
-            Document.objects.filter(normalized_url=key).only("published", "date_source").first(),
-            FetchedPage.objects.of_url(key)
-            .exclude(published=None)
-            .only("published", "date_source")
-            .first(),
+    return source_date_problems([url], claim_date).get(url)
+
+
+def source_date_problems(urls: list[str], claim_date: date) -> dict[str, str]:
+    """source_date_problem for every cited address at once, with one query per table
+    (index, snapshots, sources) whatever their number: address -> problem, for those
+    with one."""
+    keys = {url: normalize_url(url) for url in urls}
+    wanted = set(keys.values())
+    if not wanted:
+        return {}
+    indexed = {
+        key: (day, source)
+        for key, day, source in Document.objects.filter(
+            normalized_url__in=wanted, published__isnull=False
+        ).values_list("normalized_url", "published", "date_source")
+    }
+    snapshots = {
+        key: (day, source)
+        # Later rows win: the newest seen dated snapshot of each page, as of_url() orders.
+        for key, day, source in FetchedPage.objects.filter(
+            normalized_url__in=wanted, published__isnull=False
         )
-        if page is not None and page.published is not None
-    ]
-    if any(placement(day, source, claim_date) is Placement.BEFORE for day, source in known):
+        .order_by("last_seen_at", "pk")
+        .values_list("normalized_url", "published", "date_source")
+    }
+    sources = {s.normalized_url: s for s in Source.objects.filter(normalized_url__in=wanted)}
+    problems = {}
+    for url, key in keys.items():
+        known = [found for found in (indexed.get(key), snapshots.get(key)) if found is not None]
+        problem = _date_problem(url, claim_date, known, sources.get(key))
+        if problem:
+            problems[url] = problem
+    return problems
+
+
+def _date_problem(
+    url: str, claim_date: date, known: list[tuple[date, str]], source: Source | None
+) -> str | None:
+    if any(placement(day, kind, claim_date) is Placement.BEFORE for day, kind in known):
         return None
-    after = [day for day, source in known if placement(day, source, claim_date) is Placement.AFTER]
+    after = [day for day, kind in known if placement(day, kind, claim_date) is Placement.AFTER]
     if after:
         return (
             f"This page is dated {min(after):%Y-%m-%d}, on or after the claim date "
             f"({claim_date:%Y-%m-%d}): evidence must predate the claim."
         )
     # An archived copy is judged by its own capture time, even before any job knows the page.
-    source = Source.objects.filter(normalized_url=key).first() or Source(url=url)
+    source = source or Source(url=url)
     if source.possible_temporal_leak(claim_date, cited_url=url):
         seen = source.first_seen(cited_url=url)
         if archive_timestamp(url):
