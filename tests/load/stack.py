@@ -82,6 +82,8 @@ class Stack:
             DATABASE_URL=self.database_url or f"sqlite:///{self.workdir / 'db.sqlite3'}",
             CELERY_BROKER_URL=self.broker_url or "filesystem://",
             VAR_DIR=str(self.workdir),
+            # The word lists METEOR reads stay where the project keeps them.
+            NLTK_DATA=os.environ.get("NLTK_DATA", str(PROJECT_ROOT / "var" / "nltk_data")),
             MEDIA_ROOT=str(self.workdir / "media"),
             DEBUG="false",
             SECRET_KEY="load-test-only-key-" + "x" * 40,
@@ -162,6 +164,9 @@ class Stack:
                 *(BIN / "gunicorn", "--bind", f"127.0.0.1:{self.port}"),
                 *("--workers", str(self.web_workers), "--threads", str(self.web_threads)),
                 *("--timeout", "60", "--graceful-timeout", "5", "--keep-alive", "10"),
+                # Every request with its status and time taken (%(M)s ms) on the server side.
+                *("--access-logfile", str(logs / "access.log")),
+                *("--access-logformat", '%(t)s "%(r)s" %(s)s %(b)s %(M)sms'),
                 "config.wsgi",
             ],
             cwd=PROJECT_ROOT,
@@ -225,6 +230,12 @@ class Stack:
                 process.wait(timeout=10)
         if self.archive is not None:
             self.archive.stop()
+
+    def log_guide(self) -> str:
+        return (
+            "web.log (gunicorn and Django errors), access.log (every request, server time), "
+            "worker.log (Celery), harness-errors.log (each error: request, status, answer)"
+        )
 
     def clean_up(self, keep: bool = False) -> None:
         if not keep:
