@@ -131,7 +131,7 @@ def excerpt(response, limit: int = 1200) -> str:
         try:
             doc = lxml_html.fromstring(text)
             main = doc.find(".//main")
-            text = (main if main is not None else doc).text_content()
+            text = " ".join((main if main is not None else doc).itertext())
         except (ValueError, lxml_html.etree.ParserError):
             pass
     return " ".join(text.split())[:limit]
