@@ -58,6 +58,7 @@ SIGNING_IN = threading.Semaphore(4)
 # The command that rebuilds the stored agreement figures from the rows and fails on any
 # difference (review/management/commands/); one place to change if it is renamed.
 AGREEMENT_CHECK = ["rebuild_agreement", "--check"]
+SECRET = {"password", "csrfmiddlewaretoken"}  # left out of the error log
 
 
 @dataclass
@@ -106,11 +107,11 @@ class Record:
             ]
             sent = options.get("data") or options.get("json")
             if sent:
-                text = (
-                    urlencode(sent)
-                    if isinstance(sent, list | dict) and "data" in options
-                    else str(sent)
-                )
+                if isinstance(sent, list | dict) and "data" in options:
+                    pairs = sent.items() if isinstance(sent, dict) else sent
+                    text = urlencode([(k, "…" if k in SECRET else v) for k, v in pairs])
+                else:
+                    text = str(sent)
                 lines.append(f"  sent: {text[:800]}")
             if response is not None:
                 headers = {

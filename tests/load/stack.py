@@ -1,7 +1,8 @@
 """The whole platform on 127.0.0.1 for the load and fault runs: its own database (PostgreSQL
 named *bench*, or a SQLite file), gunicorn, a real Celery worker (Redis broker, or the embedded
 filesystem broker with SQLite), the stub Internet Archive of the tests, demo data and N
-annotator accounts. Not collected by pytest (tests/load has no test_*.py files)."""
+annotator accounts. Not a test module: pytest collects only tests/load/test_browser_form.py,
+which checks the load run's posts against the real pages."""
 
 from __future__ import annotations
 
