@@ -58,6 +58,9 @@ SIGNING_IN = threading.Semaphore(4)
 # The command that rebuilds the stored agreement figures from the rows and fails on any
 # difference (review/management/commands/); one place to change if it is renamed.
 AGREEMENT_CHECK = ["rebuild_agreement", "--check"]
+# Seconds idle after which an annotator's next request opens a new connection (below the
+# keep-alive of gunicorn in stack.py: 10 s).
+IDLE_RECONNECT = 8.0
 SECRET = {"password", "csrfmiddlewaretoken"}  # left out of the error log
 
 
@@ -201,6 +204,7 @@ class Annotator:
     deadline: list[float]  # a box: set when everyone has signed in
     web: requests.Session = field(default_factory=requests.Session)
     panel: requests.Response | None = None  # the control panel, when the browser shows it
+    last_request: float = 0.0  # time.monotonic() of the last request sent
 
     def __post_init__(self):
         self.rng = random.Random(self.name)
@@ -212,6 +216,12 @@ class Annotator:
             time.sleep(self.rng.uniform(0.5 * self.think, 1.5 * self.think))
 
     def request(self, name: str, verb: str, url: str, ok=(200,), **options):
+        # gunicorn closes a connection idle for 10 s (stack.py); a request sent on it just
+        # then is reset. A browser sends it again on a new connection, requests does not:
+        # after a long pause the annotator starts on a new connection instead.
+        if time.monotonic() - self.last_request > IDLE_RECONNECT:
+            self.web.close()
+        self.last_request = time.monotonic()
         method = getattr(self.web, verb)
         return self.record.timed(name, method, url, ok=ok, user=self.name, **options)
 
