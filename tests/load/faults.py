@@ -30,7 +30,7 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 
 from benchmarks.bench_db import database_name
-from tests.load.run import check_database, report, run
+from tests.load.run import agreement_rebuild_check, check_database, report, run
 from tests.load.stack import Stack, source_urls
 
 # Django is set up by Stack.prepare(), so the functions below import models when they run.
@@ -94,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         "--database-url", default="postgres://postgres@127.0.0.1:5432/averitec_faults_bench"
     )
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/7")
+    parser.add_argument("--ramp", type=float, default=10.0, help="seconds over which people arrive")
+    parser.add_argument("--api", action="store_true", help="autosave and hand in through the API")
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args(argv)
     stack = Stack(
@@ -120,16 +122,22 @@ def main(argv: list[str] | None = None) -> int:
         45: lambda: kill_the_worker(stack),
         55: lambda: restart_the_worker(stack),
     }
+    problems, keep = [], True
     try:
         stack.start(beat=True)
-        record = run(stack, args.duration, args.think, events)
-        report(record, args.duration)
+        record = run(stack, args.duration, args.think, events, ramp=args.ramp, api=args.api)
+        report(record, args.duration, users=args.users, ramp=args.ramp, think=args.think)
         problems = check_database(record, stack, settle=240)
+        problems += agreement_rebuild_check(stack)
         answered = Counter(hit.status for hit in stack.archive.hits)
         print(f"archive stub answers by status: {dict(answered)}")
+        # The faults cause client errors on purpose; the logs say which, so keep them.
+        keep = args.keep or bool(problems or record.errors)
     finally:
         stack.stop()
-        stack.clean_up(keep=args.keep)
+        stack.clean_up(keep=keep)
+        if keep:
+            print(f"\nlogs kept in {stack.workdir / 'log'}: {stack.log_guide()}")
     print("\ndatabase checks: " + ("all passed" if not problems else f"{len(problems)} problems"))
     for problem in problems[:50]:
         print(f"  - {problem}")

@@ -1,7 +1,8 @@
 """The whole platform on 127.0.0.1 for the load and fault runs: its own database (PostgreSQL
 named *bench*, or a SQLite file), gunicorn, a real Celery worker (Redis broker, or the embedded
 filesystem broker with SQLite), the stub Internet Archive of the tests, demo data and N
-annotator accounts. Not collected by pytest (tests/load has no test_*.py files)."""
+annotator accounts. Not a test module: pytest collects only tests/load/test_browser_form.py,
+which checks the load run's posts against the real pages."""
 
 from __future__ import annotations
 
@@ -82,6 +83,8 @@ class Stack:
             DATABASE_URL=self.database_url or f"sqlite:///{self.workdir / 'db.sqlite3'}",
             CELERY_BROKER_URL=self.broker_url or "filesystem://",
             VAR_DIR=str(self.workdir),
+            # The word lists METEOR reads stay where the project keeps them.
+            NLTK_DATA=os.environ.get("NLTK_DATA", str(PROJECT_ROOT / "var" / "nltk_data")),
             MEDIA_ROOT=str(self.workdir / "media"),
             DEBUG="false",
             SECRET_KEY="load-test-only-key-" + "x" * 40,
@@ -162,6 +165,9 @@ class Stack:
                 *(BIN / "gunicorn", "--bind", f"127.0.0.1:{self.port}"),
                 *("--workers", str(self.web_workers), "--threads", str(self.web_threads)),
                 *("--timeout", "60", "--graceful-timeout", "5", "--keep-alive", "10"),
+                # Every request with its status and time taken (%(M)s ms) on the server side.
+                *("--access-logfile", str(logs / "access.log")),
+                *("--access-logformat", '%(t)s "%(r)s" %(s)s %(b)s %(M)sms'),
                 "config.wsgi",
             ],
             cwd=PROJECT_ROOT,
@@ -225,6 +231,12 @@ class Stack:
                 process.wait(timeout=10)
         if self.archive is not None:
             self.archive.stop()
+
+    def log_guide(self) -> str:
+        return (
+            "web.log (gunicorn and Django errors), access.log (every request, server time), "
+            "worker.log (Celery), harness-errors.log (each error: request, status, answer)"
+        )
 
     def clean_up(self, keep: bool = False) -> None:
         if not keep:

@@ -29,7 +29,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 DIGEST = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
@@ -62,6 +62,9 @@ def wayback_ts(moment: datetime) -> str:
 
 def saved_headers(url: str, moment: datetime) -> dict[str, str]:
     """The headers Save Page Now answers a finished capture with: a memento Link header."""
+    # Header values are Latin-1 on the wire: the archive sends an address with other
+    # letters (the demo's non-Latin pages) percent-encoded.
+    url = quote(url, safe=":/?#[]@!$&'()*+,;=%~")
     ts = wayback_ts(moment)
     when = moment.strftime("%a, %d %b %Y %H:%M:%S GMT")
     link = (
