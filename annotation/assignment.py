@@ -460,5 +460,5 @@ def queue_overview() -> list[dict]:
         by_phase.get(
             phase, {"phase": phase, "waiting": 0, "assigned": 0, "in_progress": 0, "done_today": 0}
         )
-        for phase in range(1, 6)
+        for phase in Phase.values
     ]

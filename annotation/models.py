@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from annotation.phases import parts_of
 from annotation.usernames import by_skeleton, username_problem
 from annotation.vocabulary import (
     BLIND_PHASES,
@@ -526,23 +527,8 @@ class Task(models.Model):
         """
         if self.claim_id is None:
             return None
-        if self.phase in BLIND_PHASES:
-            checked = getattr(self, "quality_check", None) if self.pk else None
-            if checked is not None:
-                return checked.evidence_round
-            if self.phase == Phase.QUALITY_CHECK:
-                rounds = self.claim.evidence_rounds.filter(
-                    phase=Phase.QUESTIONS, is_agreement_sample=self.is_agreement_sample
-                )
-            else:
-                rounds = self.claim.evidence_rounds.filter(phase=Phase.DISPUTE)
-            return rounds.exclude(submitted_at=None).order_by("-submitted_at").first()
-        if self.phase == Phase.DISPUTE:
-            revised = getattr(self, "evidence_round", None) if self.pk else None
-            if revised is not None:
-                return revised.based_on
-            return self.claim.dataset_evidence()
-        return None
+        # Each phase names its pairs (annotation/phases.py): the checks' are review's.
+        return parts_of(self.phase).evidence_shown(self)
 
     def search_scope(self) -> SearchScope:
         """The scope of a search from this task (P2, P4): its claim's, logged against it."""

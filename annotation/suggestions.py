@@ -44,6 +44,7 @@ from annotation.models import (
     SuggestionSettings,
     Task,
 )
+from annotation.phases import review_reads
 from annotation.visibility import claims_with_visible_verdict
 from annotation.vocabulary import Phase, SuggestionKind
 from pipeline.suggest import ClaimContext, ClaimPool, PoolClaim, rank_sentences
@@ -478,8 +479,8 @@ def ab_report(tasks: QuerySet[Task] | None = None) -> list[ArmReport]:
         chosen = tasks.filter(suggestion_arm=arm)
         duration = chosen.aggregate(mean=Avg(F("submitted_at") - F("opened_at")))["mean"]
         rounds = EvidenceRound.objects.filter(task__in=chosen)
-        checked = rounds.filter(quality_checks__submitted_at__isnull=False).distinct()
-        agreeing = checked.filter(quality_checks__verdict=F("verdict")).distinct()
+        checked = review_reads().checked_rounds(rounds)  # checks are review's
+        agreeing = review_reads().agreeing_rounds(checked)
         reports.append(
             ArmReport(
                 arm.label,

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.blindness import EVIDENCE_PHASES
 from annotation.evidence import blocking, evidence_problems, normalise_answers
 from annotation.models import (
     AgreementSampling,
@@ -382,6 +383,15 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     return evidence
 
 
+def evidence_in_dispute(task: Task) -> EvidenceRound | None:
+    """The pairs a P4 task revises: the claim's latest dataset pairs (a re-opened claim's
+    last dispute round, else P2's); once submitted, the ones it actually started from."""
+    revised = getattr(task, "evidence_round", None) if task.pk else None
+    if revised is not None:
+        return revised.based_on
+    return task.claim.dataset_evidence()
+
+
 REPORT_REASONS = {
     "article_unusable": "the fact-checking article cannot be used",
     "media_claim": "the claim needs evidence beyond text",
@@ -397,7 +407,7 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     if reason not in REPORT_REASONS:
         raise WorkflowError(f"unknown report reason {reason!r}")
     locked = Task.objects.select_for_update().get(pk=task.pk)
-    if locked.phase not in (Phase.QUESTIONS, Phase.DISPUTE):
+    if locked.phase not in EVIDENCE_PHASES:
         raise WorkflowError("only question-answer tasks (P2, P4) report a claim this way")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     if locked.status == Task.Status.SUBMITTED:
@@ -430,7 +440,10 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
 def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict):
     # How a check is judged and stored is review's (review/checks.py), which builds on this
     # module; the claim's moves stay here.
-    return parts_of(task.phase).store(task, claim, evidence, data)
+    store = parts_of(task.phase).store
+    if store is None:
+        raise WorkflowError(f"{Phase(task.phase).label} stores no check")
+    return store(task, claim, evidence, data)
 
 
 @transaction.atomic
@@ -482,15 +495,9 @@ def submit_post_control(task: Task, data: QualityVerdict):
 
 def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdict):
     """Hand in a task of any phase: the one entry point screens, the API and commands call.
-    `data` is what the phase hands in (P1 a list of claims, P2/P4 evidence, P3/P5 a check)."""
-    submitters = {
-        Phase.NORMALISATION: submit_normalisation,
-        Phase.QUESTIONS: submit_evidence,
-        Phase.QUALITY_CHECK: submit_quality_check,
-        Phase.DISPUTE: submit_dispute_resolution,
-        Phase.POST_CONTROL: submit_post_control,
-    }
-    return submitters[Phase(task.phase)](task, data)
+    `data` is what the phase hands in (P1 a list of claims, P2/P4 evidence, P3/P5 a check);
+    each phase names its submit function in annotation/phases.py."""
+    return parts_of(task.phase).submit(task, data)
 
 
 def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:

@@ -19,7 +19,6 @@ from annotation.forms.suggestions import (
 from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings, Task
 from annotation.views.editing import own_task_or_404
 from annotation.views.manage import manager_required
-from annotation.vocabulary import Phase
 from search_proxy import fetch
 
 TEMPLATE = "annotation/suggestions.html"
@@ -46,7 +45,8 @@ def suggest(request: HttpRequest, pk: int) -> HttpResponse:
     task = _suggesting_task(request, pk)
     context = {"task": task, "kinds": suggestions.kinds_for(task)}
     try:
-        if task.phase == Phase.NORMALISATION:
+        # P1 has no claim yet: it is being written, so suggestions start from the form.
+        if task.claim_id is None:
             form = ClaimBeingWrittenForm(request.GET)
             if not form.is_valid():
                 context["unavailable"] = "the claim date must be a date such as 2020-10-31"
