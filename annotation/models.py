@@ -167,11 +167,6 @@ class Batch(models.Model):
         return f"{file_name} {timezone.now():%Y-%m-%d %H:%M:%S.%f}"
 
 
-class ArticleQuerySet(models.QuerySet):
-    def awaiting_normalisation(self) -> ArticleQuerySet:
-        return self.filter(state=Article.State.AWAITING_NORMALISATION)
-
-
 class Article(models.Model):
     """A fact-checking article: the input of P1 and the context of P2 and P4."""
 
@@ -211,8 +206,6 @@ class Article(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ArticleQuerySet.as_manager()
-
     class Meta:
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["state", "created_at"])]
@@ -237,9 +230,6 @@ class Article(models.Model):
 class ClaimQuerySet(models.QuerySet):
     def accepted(self) -> ClaimQuerySet:
         return self.filter(state=Claim.State.ACCEPTED)
-
-    def in_dataset_order(self) -> ClaimQuerySet:
-        return self.order_by("dataset_position", "claim_date", "id")
 
 
 class Claim(models.Model):
@@ -353,14 +343,18 @@ class Claim(models.Model):
 
 
 class TaskQuerySet(models.QuerySet):
-    def of_phase(self, phase: int) -> TaskQuerySet:
-        return self.filter(phase=phase)
-
     def open(self) -> TaskQuerySet:
         return self.filter(status__in=Task.OPEN_STATUSES)
 
     def held_by(self, annotator) -> TaskQuerySet:
         return self.filter(annotator=annotator)
+
+    def held(self) -> TaskQuerySet:
+        """Tasks an annotator holds now: assigned to them or in progress."""
+        return self.filter(status__in=Task.HELD_STATUSES)
+
+    def counted_for_quota(self) -> TaskQuerySet:
+        return self.filter(status__in=Task.QUOTA_STATUSES)
 
 
 class Task(models.Model):
@@ -379,7 +373,11 @@ class Task(models.Model):
         RELEASED = "released", "released by a manager"
         CANCELLED = "cancelled", "no longer needed"
 
-    OPEN_STATUSES = (Status.POOLED, Status.ASSIGNED, Status.IN_PROGRESS)
+    # Held by an annotator now; open (held or waiting); counted against a phase quota (held
+    # now or handed in). The one definition each: assignment's SQL is written from them too.
+    HELD_STATUSES = (Status.ASSIGNED, Status.IN_PROGRESS)
+    OPEN_STATUSES = (Status.POOLED, *HELD_STATUSES)
+    QUOTA_STATUSES = (*HELD_STATUSES, Status.SUBMITTED)
 
     phase = models.PositiveSmallIntegerField(choices=Phase.choices)
     # Always set, also for claim tasks: the same-article rule is a constraint on it.
@@ -477,6 +475,10 @@ class Task(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status in self.OPEN_STATUSES
+
+    @property
+    def is_held(self) -> bool:
+        return self.status in self.HELD_STATUSES
 
     def _draw_suggestion_arm(self) -> str:
         """The arm of a new task: its predecessor's (the same work changing hands), else a
