@@ -87,30 +87,6 @@ def claimable_pool(annotator: User, phase: int) -> QuerySet[Task]:
     )
 
 
-def start(task: Task) -> Task:
-    """Open a held task: a manager's assignment starts its lease when first opened.
-
-    Conditional, so a task released or expired a moment ago is not revived.
-    """
-    task.opened_at = task.opened_at or timezone.now()
-    task.extend_lease()
-    started = (
-        Task.objects.filter(pk=task.pk)
-        .held()
-        .update(
-            status=Task.Status.IN_PROGRESS,
-            opened_at=task.opened_at,
-            last_activity_at=task.last_activity_at,
-            lease_expires_at=task.lease_expires_at,
-        )
-    )
-    if started:
-        task.status = Task.Status.IN_PROGRESS
-    else:
-        task.refresh_from_db()
-    return task
-
-
 def current_task(annotator: User, phase: int) -> Task | None:
     """The task of this phase the annotator is on, or the next one a manager assigned them."""
     return (
@@ -199,7 +175,7 @@ def next_task(annotator: User, phase: int) -> Task:
         raise NoTaskAvailable(f"You are not qualified for phase {phase}; ask a manager.")
     current_id, limit = _standing(annotator, phase)
     if current_id is not None:
-        current = start(Task.objects.get(pk=current_id))
+        current = Task.objects.get(pk=current_id).start()
         if current.status == Task.Status.IN_PROGRESS:
             return current
     # Work whose lease lapsed and that nobody took since comes back first, with its draft.
@@ -235,7 +211,7 @@ def _claim_with_orm(annotator: User, phase: int) -> Task | None:
         claimable_pool(annotator, phase).select_for_update(skip_locked=True, of=("self",)).first()
     )
     if task is not None:
-        _hand_over(task, annotator, Task.Status.IN_PROGRESS)
+        task.hand_over(annotator, Task.Status.IN_PROGRESS)
     return task
 
 
@@ -280,27 +256,6 @@ def _claim_in_one_statement(annotator: User, phase: int) -> Task | None:
     return next(iter(Task.objects.raw(_claim_sql(), params)), None)
 
 
-def _hand_over(task: Task, annotator: User, status: str) -> None:
-    now = timezone.now()
-    task.annotator = annotator
-    task.status = status
-    task.assigned_at = now
-    if status == Task.Status.IN_PROGRESS:
-        task.opened_at = now
-        task.extend_lease(now)
-    # Only the hand-over fields: "Start next" is the hottest write of the platform.
-    task.save(
-        update_fields=[
-            "annotator",
-            "status",
-            "assigned_at",
-            "opened_at",
-            "last_activity_at",
-            "lease_expires_at",
-        ]
-    )
-
-
 def expire_lapsed_leases(now=None) -> int:
     """Return tasks idle past their lease to the pool; the lapsed task keeps its draft.
 
@@ -314,29 +269,9 @@ def expire_lapsed_leases(now=None) -> int:
             status=Task.Status.IN_PROGRESS, lease_expires_at__lt=now
         ).select_for_update(skip_locked=True)
         for task in lapsed:
-            task.status = Task.Status.EXPIRED
-            task.save(update_fields=["status"])
-            _replacement(task)
+            task.expire()
             expired += 1
     return expired
-
-
-# Phases whose unsent draft the next annotator starts from when a task changes hands. The
-# blind checks (P3, P5) are not among them: a verdict must be the checker's own, so the next
-# checker starts blank and the lapsed draft stays on the old task for managers to see.
-DRAFT_TRAVELS = (Phase.NORMALISATION, Phase.QUESTIONS, Phase.DISPUTE)
-
-
-def _replacement(task: Task) -> Task:
-    return Task.objects.create(
-        phase=task.phase,
-        article_id=task.article_id,
-        claim_id=task.claim_id,
-        priority=task.priority,
-        is_agreement_sample=task.is_agreement_sample,
-        replaces=task,
-        draft=task.draft if task.phase in DRAFT_TRAVELS else {},
-    )
 
 
 def reclaim_lapsed(task: Task) -> bool:
@@ -360,9 +295,7 @@ def reclaim_lapsed(task: Task) -> bool:
             return False
         # Nobody ever held the replacement: removing it leaves no trace to keep.
         waiting.delete()
-        task.status = Task.Status.IN_PROGRESS
-        task.extend_lease()
-        task.save(update_fields=["status", "last_activity_at", "lease_expires_at"])
+        task.reclaim()
     return True
 
 
@@ -373,12 +306,8 @@ def reclaim_lapsed(task: Task) -> bool:
 def release_task(task: Task, manager: User) -> Task:
     """Take an open task away from its annotator; a fresh copy waits in the pool."""
     task = Task.objects.select_for_update().get(pk=task.pk)
-    if not task.is_held:
-        raise WorkflowError(f"task {task.pk} is {task.get_status_display()}; nothing to release")
     holder = task.annotator
-    task.status = Task.Status.RELEASED
-    task.save(update_fields=["status"])
-    replacement = _replacement(task)
+    replacement = task.release()
     audit(manager, "release", f"released task {task.pk} from {holder}", task=task.pk)
     return replacement
 
@@ -389,12 +318,11 @@ def reassign_task(task: Task, annotator: User, manager: User) -> Task:
     task = Task.objects.select_for_update().get(pk=task.pk)
     if task.is_held:
         task = release_task(task, manager)
-    elif task.status != Task.Status.POOLED:
-        raise WorkflowError(f"task {task.pk} is {task.get_status_display()}; it cannot move")
+    task.check_move(Task.Status.ASSIGNED)
     _check_can_receive(annotator, task)
     try:
         with transaction.atomic():
-            _hand_over(task, annotator, Task.Status.ASSIGNED)
+            task.hand_over(annotator, Task.Status.ASSIGNED)
     except IntegrityError as exc:
         raise WorkflowError(
             f"{annotator} has already worked on this article and cannot take task {task.pk}"
@@ -465,7 +393,7 @@ def assign_tasks(
                     .first()
                 )
                 if task is not None:
-                    _hand_over(task, annotator, Task.Status.ASSIGNED)
+                    task.hand_over(annotator, Task.Status.ASSIGNED)
         if task is None:
             del load[annotator]
             continue

@@ -64,6 +64,10 @@ class PhaseParts:
     # and the template part (out-of-band swaps) of annotation/_save_status.html that shows them.
     draft_warnings: Callable[[Task, dict], dict] = _nothing
     save_status_part: str = ""
+    # Whether the unsent draft of a lapsed or released task goes to its replacement. Not for
+    # the blind checks: a verdict must be the checker's own, so the next checker starts
+    # blank and the lapsed draft stays on the old task for managers to see.
+    draft_travels: bool = True
     # What the read-only page of a submitted task shows of the annotator's own work.
     handed_in: Callable[[Task], dict] = _nothing
     # The blind checks: judge and store a check (review/checks.py); the claim's moves stay

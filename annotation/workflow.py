@@ -4,11 +4,15 @@
     claim ─P2─▶ evidence ─P3─▶ verdicts agree ─▶ accepted
                                └ disagree ─P4─▶ revised evidence ─P5─▶ agree ─▶ accepted
                                                                         └ disagree ─▶ discarded
+    P2 or P4 "report & skip" ─▶ excluded;  a manager re-opens discarded ─▶ P4 again
 
-Every submit function locks its task, does nothing if the task was already submitted (a
-retried request or redelivered job is harmless), records each state change as a Transition,
-and creates the pooled task of the next phase. Screens, the API and commands call these
-functions and nothing else changes workflow state.
+The moves themselves are declared on the models, as tables checked by the one method that
+makes them and records the Transition: `Article.move_to`, `Claim.move_to` (each move with
+the phase whose hand-in makes it), and `Task.hand_over/start/close/release/expire`. Every
+submit function locks its task, does nothing if the task was already submitted (a retried
+request or redelivered job is harmless), moves what its phase moves, and creates the pooled
+task of the next phase. Screens, the API and commands call these functions and nothing else
+changes workflow state.
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ from annotation.models import (
     EvidenceRound,
     Question,
     Task,
-    Transition,
     User,
+    WorkflowError,
 )
 from annotation.normalisation import normalisation_problems
 from annotation.phases import parts_of
@@ -52,7 +56,8 @@ from search_proxy.models import FetchedPage, Source
 from search_proxy.webaddress import is_web_address
 
 DISPUTE_PRIORITY = 1
-# What annotators hand in; kept importable from here for the workflow's callers.
+# What annotators hand in, and the workflow's error (raised by the models' moves too);
+# kept importable from here for the workflow's callers.
 __all__ = [
     "AnswerData",
     "EvidenceData",
@@ -60,11 +65,8 @@ __all__ = [
     "NormalisedClaim",
     "QualityVerdict",
     "QuestionData",
+    "WorkflowError",
 ]
-
-
-class WorkflowError(Exception):
-    """An action the workflow does not allow in the current state (says which and why)."""
 
 
 class EvidenceRejected(WorkflowError):
@@ -76,29 +78,6 @@ class EvidenceRejected(WorkflowError):
 
 
 # --- Helpers ---------------------------------------------------------------------------
-
-
-def _record(subject, to_state: str, *, from_state: str = "", task=None, actor=None, reason=""):
-    kwargs = {"article": subject} if isinstance(subject, Article) else {"claim": subject}
-    Transition.objects.create(
-        **kwargs, from_state=from_state, to_state=to_state, task=task, actor=actor, reason=reason
-    )
-
-
-def _move(claim: Claim, to_state: str, *, task=None, actor=None, reason="") -> None:
-    from_state = claim.state
-    claim.state = to_state
-    claim.save()
-    _record(claim, to_state, from_state=from_state, task=task, actor=actor, reason=reason)
-
-
-def _move_article(article: Article, to_state: str, task: Task, reason: str) -> None:
-    from_state = article.state
-    article.state = to_state
-    article.save()
-    _record(
-        article, to_state, from_state=from_state, task=task, actor=task.annotator, reason=reason
-    )
 
 
 def _pool(phase: int, claim: Claim, *, priority: int = 0, agreement: bool = False) -> Task:
@@ -118,11 +97,7 @@ def _lock_open_task(task: Task, phase: int) -> Task | None:
         raise WorkflowError(f"task {task.pk} belongs to P{locked.phase}, not P{phase}")
     if locked.status == Task.Status.SUBMITTED:
         return None
-    if locked.status != Task.Status.IN_PROGRESS:
-        raise WorkflowError(
-            f"task {task.pk} is {locked.get_status_display()}; only a task in progress "
-            "can be submitted"
-        )
+    locked.check_move(Task.Status.SUBMITTED)
     return locked
 
 
@@ -135,14 +110,10 @@ def _already_submitted(task: Task, result: str):
     return found
 
 
-def _close(task: Task) -> None:
-    now = timezone.now()
-    task.status = Task.Status.SUBMITTED
-    task.submitted_at = now
-    task.last_activity_at = now
-    task.lease_expires_at = None
-    task.save()
-    # Whatever was suggested and neither taken nor dismissed by now was ignored.
+def _finish(task: Task) -> None:
+    """The task is handed in (Task.close); whatever was suggested for it and neither taken
+    nor dismissed by now was ignored."""
+    task.close()
     ignore_the_rest(task)
 
 
@@ -167,15 +138,14 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
     problems = normalisation_problems(claims, article.url)
     if problems:
         raise WorkflowError("; ".join(f"{p.path}: {p.message}" for p in problems))
-    if article.state != Article.State.AWAITING_NORMALISATION:
-        raise WorkflowError(f"article {article.pk} is {article.get_state_display()}")
+    article.check_move(Article.State.NORMALISED)
     start = (
         article.claims.order_by("-position").values_list("position", flat=True).first() or -1
     ) + 1
     sampling_rate = AgreementSampling.current_rate()
     created = []
     for offset, data in enumerate(claims):
-        claim = Claim.objects.create(
+        claim = Claim(
             article=article,
             position=start + offset,
             text=data.text,
@@ -189,25 +159,25 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
             location_iso_code=data.location_iso_code,
             claim_types=data.claim_types,
             fact_checking_strategies=data.fact_checking_strategies,
-            state=Claim.State.QUESTIONS,
         )
         reason = claim.exclusion_reason_for_choices()
         if reason:
-            claim.state = Claim.State.EXCLUDED
             claim.exclusion_reason = reason
-            claim.save()
-            _record(claim, claim.state, task=locked, actor=locked.annotator, reason=reason)
+            claim.move_to(Claim.State.EXCLUDED, task=locked, actor=locked.annotator, reason=reason)
         else:
             claim.is_agreement_sample = random.random() < sampling_rate
-            claim.save()
-            _record(claim, claim.state, task=locked, actor=locked.annotator, reason="normalised")
+            claim.move_to(
+                Claim.State.QUESTIONS, task=locked, actor=locked.annotator, reason="normalised"
+            )
             _pool(Phase.QUESTIONS, claim)
             if claim.is_agreement_sample:
                 _pool(Phase.QUESTIONS, claim, agreement=True)
         created.append(claim)
     queue_archiving(u for c in created for u in (c.original_claim_url, c.media_url))
-    _move_article(article, Article.State.NORMALISED, locked, f"split into {len(created)} claim(s)")
-    _close(locked)
+    article.move_to(
+        Article.State.NORMALISED, task=locked, reason=f"split into {len(created)} claim(s)"
+    )
+    _finish(locked)
     return created
 
 
@@ -225,8 +195,8 @@ def skip_article(task: Task, reason: str, note: str = "") -> Article:
     article.skip_reason = reason
     article.skip_note = note.strip()
     why = f"{article.get_skip_reason_display()}{': ' + article.skip_note if note else ''}"
-    _move_article(article, Article.State.SKIPPED, locked, why)
-    _close(locked)
+    article.move_to(Article.State.SKIPPED, task=locked, reason=why)
+    _finish(locked)
     return article
 
 
@@ -328,19 +298,18 @@ def accept_imported_claim(
     """A claim of a released dataset file: accepted as it stands, with its pairs as the
     P2 round, and the transition that says where it came from."""
     now = claim_fields.setdefault("created_at", timezone.now())
-    claim = Claim.objects.create(
+    claim = Claim(
         article=article,
-        state=Claim.State.ACCEPTED,
         origin=Claim.Origin.IMPORTED,
         label=label,
         accepted_at=now,
         **claim_fields,
     )
+    claim.move_to(Claim.State.ACCEPTED, actor=actor, reason=reason)
     evidence = EvidenceRound.objects.create(
         claim=claim, phase=Phase.QUESTIONS, verdict=label, submitted_at=now
     )
     store_pairs(evidence, questions, source_for)
-    _record(claim, claim.state, actor=actor, reason=reason)
     return claim
 
 
@@ -351,17 +320,19 @@ def submit_evidence(task: Task, data: EvidenceData) -> EvidenceRound:
     if locked is None:
         return _already_submitted(task, "evidence_round")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
-    if not locked.is_agreement_sample and claim.state != Claim.State.QUESTIONS:
-        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not waiting for P2")
+    if not locked.is_agreement_sample:
+        claim.check_turn(locked)
+    # The extra round of the agreement sample moves nothing, but is no work on a claim
+    # that left it.
     if claim.state == Claim.State.EXCLUDED:
         raise WorkflowError(f"claim {claim.pk} was excluded: {claim.exclusion_reason}")
     evidence = _store_evidence(locked, claim, data)
-    _close(locked)
+    _finish(locked)
     if locked.is_agreement_sample:
         # The extra round only feeds agreement figures: its own blind check, no state change.
         _pool(Phase.QUALITY_CHECK, claim, agreement=True)
     else:
-        _move(claim, Claim.State.QUALITY_CHECK, task=locked, actor=locked.annotator)
+        claim.move_to(Claim.State.QUALITY_CHECK, task=locked, actor=locked.annotator)
         _pool(Phase.QUALITY_CHECK, claim)
     return evidence
 
@@ -373,12 +344,11 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     if locked is None:
         return _already_submitted(task, "evidence_round")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
-    if claim.state != Claim.State.DISPUTE:
-        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in dispute")
+    claim.check_turn(locked)
     # A re-opened claim builds on its last dispute round, a first dispute on the P2 pairs.
     evidence = _store_evidence(locked, claim, data, based_on=locked.evidence_shown())
-    _close(locked)
-    _move(claim, Claim.State.POST_CONTROL, task=locked, actor=locked.annotator)
+    _finish(locked)
+    claim.move_to(Claim.State.POST_CONTROL, task=locked, actor=locked.annotator)
     _pool(Phase.POST_CONTROL, claim, priority=DISPUTE_PRIORITY)
     return evidence
 
@@ -412,9 +382,10 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     if locked.status == Task.Status.SUBMITTED:
         return claim
-    if locked.status != Task.Status.IN_PROGRESS:
-        raise WorkflowError(f"task {task.pk} is {locked.get_status_display()}")
-    _close(locked)
+    locked.check_move(Task.Status.SUBMITTED)
+    if not locked.is_agreement_sample:
+        claim.check_turn(locked)
+    _finish(locked)
     if locked.is_agreement_sample:
         return claim
     # Nobody should spend their one turn at this article on a claim that left the work.
@@ -424,12 +395,8 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     claim.exclusion_reason = f"reported in P{locked.phase}: {REPORT_REASONS[reason]}" + (
         f" ({note.strip()})" if note.strip() else ""
     )
-    _move(
-        claim,
-        Claim.State.EXCLUDED,
-        task=locked,
-        actor=locked.annotator,
-        reason=claim.exclusion_reason,
+    claim.move_to(
+        Claim.State.EXCLUDED, task=locked, actor=locked.annotator, reason=claim.exclusion_reason
     )
     return claim
 
@@ -456,17 +423,17 @@ def submit_quality_check(task: Task, data: QualityVerdict):
     evidence = locked.evidence_shown()
     if evidence is None:
         raise WorkflowError(f"claim {claim.pk} has no evidence to check")
-    if not locked.is_agreement_sample and claim.state != Claim.State.QUALITY_CHECK:
-        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P3")
+    if not locked.is_agreement_sample:
+        claim.check_turn(locked)
     check = _store_check(locked, claim, evidence, data)
-    _close(locked)
+    _finish(locked)
     if locked.is_agreement_sample:
         return check
     if not check.unreadable and check.verdict == evidence.verdict:
         _accept(claim, check, task=locked, reannotated=False)
     else:
         why = "unreadable" if check.unreadable else f"P2 {evidence.verdict} vs P3 {check.verdict}"
-        _move(claim, Claim.State.DISPUTE, task=locked, actor=locked.annotator, reason=why)
+        claim.move_to(Claim.State.DISPUTE, task=locked, actor=locked.annotator, reason=why)
         _pool(Phase.DISPUTE, claim, priority=DISPUTE_PRIORITY)
     return check
 
@@ -478,18 +445,17 @@ def submit_post_control(task: Task, data: QualityVerdict):
     if locked is None:
         return _already_submitted(task, "quality_check")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
-    if claim.state != Claim.State.POST_CONTROL:
-        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P5")
+    claim.check_turn(locked)
     evidence = locked.evidence_shown()
     if evidence is None:
         raise WorkflowError(f"claim {claim.pk} has no P4 evidence to check")
     check = _store_check(locked, claim, evidence, data)
-    _close(locked)
+    _finish(locked)
     if not check.unreadable and check.verdict == evidence.verdict:
         _accept(claim, check, task=locked, reannotated=True)
     else:
         why = "unreadable" if check.unreadable else f"P4 {evidence.verdict} vs P5 {check.verdict}"
-        _move(claim, Claim.State.DISCARDED, task=locked, actor=locked.annotator, reason=why)
+        claim.move_to(Claim.State.DISCARDED, task=locked, actor=locked.annotator, reason=why)
     return check
 
 
@@ -505,7 +471,7 @@ def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
     claim.justification = check.justification
     claim.required_reannotation = reannotated
     claim.accepted_at = timezone.now()
-    _move(claim, Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
+    claim.move_to(Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
     claim_accepted.send(sender=Claim, claim=claim)
 
 
@@ -518,19 +484,21 @@ def audit(actor: User | None, action: str, summary: str, **details) -> AuditEntr
 
 def set_agreement_sampling(rate: float, manager: User) -> AgreementSampling:
     """Change the share of new claims sampled for agreement figures (not existing ones)."""
-    if not 0 <= rate <= 1:
-        raise WorkflowError("the sampling rate is a share between 0 and 1")
+    setting = AgreementSampling(rate=rate, changed_by=manager)
+    # The model's constraint is the one rule (a share between 0 and 1): full_clean checks it
+    # before anything is written, and raises ValidationError.
+    setting.full_clean()
     audit(manager, "sampling", f"set agreement sampling to {rate:.0%} of new claims", rate=rate)
-    return AgreementSampling.objects.create(rate=rate, changed_by=manager)
+    setting.save()
+    return setting
 
 
 @transaction.atomic
 def reopen_discarded_claim(claim: Claim, manager: User, reason: str = "") -> Task:
     """Give a discarded claim another dispute round (P4, then P5)."""
     claim = Claim.objects.select_for_update().get(pk=claim.pk)
-    if claim.state != Claim.State.DISCARDED:
-        raise WorkflowError(f"only discarded claims can be re-opened; this one is {claim.state}")
-    _move(claim, Claim.State.DISPUTE, actor=manager, reason=reason or "re-opened by a manager")
+    # Claim.TRANSITIONS: a manager moves a claim to P4 only from discarded.
+    claim.move_to(Claim.State.DISPUTE, actor=manager, reason=reason or "re-opened by a manager")
     task = _pool(Phase.DISPUTE, claim, priority=DISPUTE_PRIORITY)
     audit(manager, "reopen", f"re-opened claim {claim.pk} into P4", claim=claim.pk, reason=reason)
     return task

@@ -5,7 +5,7 @@ from urllib.parse import quote
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
@@ -262,7 +262,8 @@ def set_sampling(request: HttpRequest) -> HttpResponse:
     try:
         percent = float(request.POST.get("percent", ""))
         workflow.set_agreement_sampling(percent / 100, request.user)
-    except (ValueError, workflow.WorkflowError):
+    except (ValueError, ValidationError):
+        # Not a number, or not a share (AgreementSampling's constraint).
         messages.error(request, "Give a percentage between 0 and 100.")
     else:
         messages.success(request, f"{percent:g}% of new claims will get an extra P2 and P3.")

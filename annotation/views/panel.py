@@ -77,7 +77,7 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """
     task = own_task_or_404(request.user, pk)
     if task.status == Task.Status.ASSIGNED:
-        assignment.start(task)  # a manager's hand-out starts when first opened
+        task.start()  # a manager's hand-out starts when first opened
     if task.status == Task.Status.IN_PROGRESS:
         task.touch()
         # Each phase's editor (the blind checks' is review's): annotation/phases.py.
