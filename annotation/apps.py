@@ -67,5 +67,6 @@ def register_phases() -> None:
                 draft_warnings=evidence.draft_warnings,
                 save_status_part="annotation/_save_status.html#evidence-hints",
                 handed_in=evidence.handed_in,
+                produced=workflow.evidence_round_of,
             ),
         )

@@ -35,6 +35,10 @@ def _nothing(task: Task, *args: Any) -> dict:
     return {}
 
 
+def _nothing_produced(task: Task) -> None:
+    return None
+
+
 def no_evidence(task: Task) -> EvidenceRound | None:
     return None
 
@@ -68,6 +72,8 @@ class PhaseParts:
     # the blind checks: a verdict must be the checker's own, so the next checker starts
     # blank and the lapsed draft stays on the old task for managers to see.
     draft_travels: bool = True
+    # What a submitted task produced (what a repeated hand-in returns), or None.
+    produced: Callable[[Task], Any] = _nothing_produced
     # What the read-only page of a submitted task shows of the annotator's own work.
     handed_in: Callable[[Task], dict] = _nothing
     # The blind checks: judge and store a check (review/checks.py); the claim's moves stay

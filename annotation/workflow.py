@@ -101,13 +101,18 @@ def _lock_open_task(task: Task, phase: int) -> Task | None:
     return locked
 
 
-def _already_submitted(task: Task, result: str):
-    """What a repeated submit returns: the first submission's result. A task closed another
-    way (a report) has none, and says so."""
-    found = getattr(Task.objects.get(pk=task.pk), result, None)
+def _already_submitted(task: Task):
+    """What a repeated submit returns: the first submission's result (each phase names it
+    in annotation/phases.py). A task closed another way (a report) has none, and says so."""
+    found = parts_of(task.phase).produced(Task.objects.get(pk=task.pk))
     if found is None:
         raise WorkflowError(f"task {task.pk} was closed without this kind of submission")
     return found
+
+
+def evidence_round_of(task: Task) -> EvidenceRound | None:
+    """What a P2 or P4 task handed in."""
+    return getattr(task, "evidence_round", None)
 
 
 def _finish(task: Task) -> None:
@@ -318,7 +323,7 @@ def submit_evidence(task: Task, data: EvidenceData) -> EvidenceRound:
     """P2: store the question-answer pairs and verdict; the claim goes to the quality check."""
     locked = _lock_open_task(task, Phase.QUESTIONS)
     if locked is None:
-        return _already_submitted(task, "evidence_round")
+        return _already_submitted(task)
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     if not locked.is_agreement_sample:
         claim.check_turn(locked)
@@ -342,7 +347,7 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     """P4: store the revised pairs and verdict; the claim goes to post-control."""
     locked = _lock_open_task(task, Phase.DISPUTE)
     if locked is None:
-        return _already_submitted(task, "evidence_round")
+        return _already_submitted(task)
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     claim.check_turn(locked)
     # A re-opened claim builds on its last dispute round, a first dispute on the P2 pairs.
@@ -418,7 +423,7 @@ def submit_quality_check(task: Task, data: QualityVerdict):
     """P3: a blind verdict. Agreement with P2 accepts the claim; anything else is a dispute."""
     locked = _lock_open_task(task, Phase.QUALITY_CHECK)
     if locked is None:
-        return _already_submitted(task, "quality_check")
+        return _already_submitted(task)
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     evidence = locked.evidence_shown()
     if evidence is None:
@@ -443,7 +448,7 @@ def submit_post_control(task: Task, data: QualityVerdict):
     """P5: a blind verdict on P4's evidence. Agreement accepts; anything else discards."""
     locked = _lock_open_task(task, Phase.POST_CONTROL)
     if locked is None:
-        return _already_submitted(task, "quality_check")
+        return _already_submitted(task)
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     claim.check_turn(locked)
     evidence = locked.evidence_shown()

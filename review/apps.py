@@ -49,6 +49,7 @@ class ReviewConfig(AppConfig):
                     result_serializer=serializers.QualityCheckResultSerializer,
                     evidence_shown=evidence_shown,
                     handed_in=checks.own_check,
+                    produced=checks.check_of,
                     draft_travels=False,
                     store=checks.store_check,
                 ),

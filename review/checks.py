@@ -218,9 +218,14 @@ def evidence_for_post_control(task: Task) -> EvidenceRound | None:
     return _checked_round(task) or _latest(task.claim.evidence_rounds.filter(phase=Phase.DISPUTE))
 
 
+def check_of(task: Task) -> QualityCheck | None:
+    """What a P3 or P5 task handed in."""
+    return getattr(task, "quality_check", None)
+
+
 def own_check(task: Task) -> dict:
     """A submitted blind task's own check as plain values (its read-only page is blind)."""
-    check = getattr(task, "quality_check", None)
+    check = check_of(task)
     if check is None:
         return {"own_check": None}
     return {
