@@ -142,9 +142,7 @@ def release_work_the_account_may_not_hold(
     changed (what they may read changed with it), and tasks of phases they are no longer
     qualified for. Drafts stay on the released tasks; fresh copies go back to the pool.
     Returns the released tasks."""
-    held = Task.objects.filter(
-        annotator=user, status__in=(Task.Status.ASSIGNED, Task.Status.IN_PROGRESS)
-    ).order_by("pk")
+    held = Task.objects.filter(annotator=user).held().order_by("pk")
     released = []
     for task in held:
         if (role_changed and task.phase in BLIND_PHASES) or not user.is_qualified_for(task.phase):

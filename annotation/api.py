@@ -36,17 +36,13 @@ from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import assignment, handin, workflow
-from annotation.blindness import EVIDENCE_PHASES
 from annotation.middleware import LOCKED_OUT, MUST_CHANGE_PASSWORD
 from annotation.models import Article, Task
 from annotation.phases import parts_of, registered
 from annotation.serializers import (
-    SUBMIT_SERIALIZERS,
-    TASK_PAGE_SERIALIZERS,
     CredentialsSerializer,
     DraftSerializer,
     ErrorSerializer,
-    EvidenceRoundResultSerializer,
     NextTaskSerializer,
     NormalisationResultSerializer,
     SavedDraftSerializer,
@@ -55,24 +51,21 @@ from annotation.serializers import (
     TaskFilterSerializer,
     TaskSummarySerializer,
     TokenSerializer,
-    submit_serializer,
 )
-from annotation.vocabulary import Phase
 
 # Told apart by their phase (the discriminator); each page's schema admits only its phases.
+# Every phase's shapes are registered once the apps are loaded (annotation/phases.py).
 TASK_PAGE = PolymorphicProxySerializer(
     component_name="TaskPage",
-    serializers={str(int(phase)): TASK_PAGE_SERIALIZERS[phase] for phase in Phase},
+    serializers=lambda: {
+        str(int(phase)): parts.task_serializer for phase, parts in registered().items()
+    },
     resource_type_field_name="phase",
 )
 
 
 def _submission_serializers() -> list[type[Serializer]]:
-    # The blind checks' payloads are review's, registered once the apps are loaded.
-    return [
-        *dict.fromkeys(SUBMIT_SERIALIZERS.values()),
-        *(parts.submit_serializer for parts in registered().values()),
-    ]
+    return list(dict.fromkeys(parts.submit_serializer for parts in registered().values()))
 
 
 SUBMISSION = PolymorphicProxySerializer(
@@ -83,29 +76,32 @@ SUBMISSION = PolymorphicProxySerializer(
 
 
 def task_page(task: Task) -> dict:
-    serializer = TASK_PAGE_SERIALIZERS[task.phase]
+    serializer = parts_of(task.phase).task_serializer
     return serializer(task, context={"evidence": task.evidence_shown()}).data
+
+
+def submit_normalisation(task: Task, form: Serializer) -> dict:
+    """P1 takes claims or a report that the article cannot be used (annotation/apps.py)."""
+    if "skip" in form.validated_data:
+        workflow.skip_article(task, **form.validated_data["skip"])
+        claims = None
+    else:
+        claims = workflow.submit(task, form.to_workflow())
+    article = Article.objects.get(pk=task.article_id)
+    result = {
+        "article_state": article.state,
+        "skip_reason": article.skip_reason,
+        "claims": article.claims.all() if claims is None else claims,
+    }
+    return NormalisationResultSerializer(result).data
 
 
 def _submit(task: Task, form: Serializer) -> dict:
     """Hand the validated submission to the workflow; returns what it produced, shaped."""
-    if task.phase == Phase.NORMALISATION:
-        if "skip" in form.validated_data:
-            workflow.skip_article(task, **form.validated_data["skip"])
-            claims = None
-        else:
-            claims = workflow.submit(task, form.to_workflow())
-        article = Article.objects.get(pk=task.article_id)
-        result = {
-            "article_state": article.state,
-            "skip_reason": article.skip_reason,
-            "claims": article.claims.all() if claims is None else claims,
-        }
-        return NormalisationResultSerializer(result).data
-    produced = workflow.submit(task, form.to_workflow())
-    if task.phase in EVIDENCE_PHASES:
-        return EvidenceRoundResultSerializer(produced).data
-    return parts_of(task.phase).result_serializer(produced).data
+    parts = parts_of(task.phase)
+    if parts.api_submit is not None:
+        return parts.api_submit(task, form)
+    return parts.result_serializer(workflow.submit(task, form.to_workflow())).data
 
 
 def _refused(handed: handin.HandIn, detail: str = "") -> Response:
@@ -248,7 +244,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 {"draft_version": ["A whole number: the draft version the content builds on."]},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        form = submit_serializer(task.phase)(
+        form = parts_of(task.phase).submit_serializer(
             data=request.data, context={"evidence": task.evidence_shown(), "task": task}
         )
 

@@ -9,10 +9,13 @@ constraint settles the rare race of one annotator's two simultaneous requests.
 
 from __future__ import annotations
 
+import functools
+import re
 import time
 from collections.abc import Sequence
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
@@ -32,13 +35,39 @@ class NoTaskAvailable(Exception):
     """Why "Start next" has nothing to give; the message is shown to the annotator."""
 
 
+# --- The same-article rule, defined once ----------------------------------------------
+# An annotator has touched an article when any task of it names them, in any status (a
+# lapsed or released turn counts: they have seen it). Every form the rule takes is built
+# from `touches()`: the pool's ORM filter, the one-statement claim's SQL, the check of one
+# hand-out, and review's stuck-work figures.
+
+
+def touches() -> QuerySet[Task]:
+    """The tasks that mark an article as touched by their annotator."""
+    return Task.objects.filter(annotator__isnull=False).order_by()
+
+
+def touched_articles(annotator: User | int) -> QuerySet[Task]:
+    """The ids of the articles `annotator` has touched (a subquery)."""
+    return touches().filter(annotator=annotator).values("article_id")
+
+
+def has_touched(annotator: User, article_id: int) -> bool:
+    return touches().filter(annotator=annotator, article_id=article_id).exists()
+
+
+@functools.cache
+def _touched_articles_sql() -> str:
+    """touched_articles() as SQL taking %(annotator)s, compiled once from the ORM form."""
+    sql, params = touched_articles(0).query.sql_with_params()
+    if params != (0,) or sql.count("%s") != 1 or "%(" in sql:
+        raise ImproperlyConfigured(f"unexpected SQL for the same-article rule: {sql}")
+    return sql.replace("%s", "%(annotator)s")
+
+
 def counted_tasks(annotator: User, phase: int) -> QuerySet[Task]:
     """The tasks that count against a quota: held now or handed in."""
-    return Task.objects.filter(
-        annotator=annotator,
-        phase=phase,
-        status__in=(Task.Status.ASSIGNED, Task.Status.IN_PROGRESS, Task.Status.SUBMITTED),
-    )
+    return Task.objects.filter(annotator=annotator, phase=phase).counted_for_quota()
 
 
 def quota_left(annotator: User, phase: int) -> int | None:
@@ -51,44 +80,18 @@ def quota_left(annotator: User, phase: int) -> int | None:
 
 def claimable_pool(annotator: User, phase: int) -> QuerySet[Task]:
     """Waiting tasks of the phase this annotator may receive, in hand-out order."""
-    touched = Task.objects.filter(annotator=annotator).values("article_id")
     return (
         Task.objects.filter(phase=phase, status=Task.Status.POOLED)
-        .exclude(article_id__in=touched)
+        .exclude(article_id__in=touched_articles(annotator))
         .order_by("-priority", "created_at", "id")
     )
-
-
-def start(task: Task) -> Task:
-    """Open a held task: a manager's assignment starts its lease when first opened.
-
-    Conditional, so a task released or expired a moment ago is not revived.
-    """
-    task.opened_at = task.opened_at or timezone.now()
-    task.extend_lease()
-    started = Task.objects.filter(
-        pk=task.pk, status__in=(Task.Status.ASSIGNED, Task.Status.IN_PROGRESS)
-    ).update(
-        status=Task.Status.IN_PROGRESS,
-        opened_at=task.opened_at,
-        last_activity_at=task.last_activity_at,
-        lease_expires_at=task.lease_expires_at,
-    )
-    if started:
-        task.status = Task.Status.IN_PROGRESS
-    else:
-        task.refresh_from_db()
-    return task
 
 
 def current_task(annotator: User, phase: int) -> Task | None:
     """The task of this phase the annotator is on, or the next one a manager assigned them."""
     return (
-        Task.objects.filter(
-            annotator=annotator,
-            phase=phase,
-            status__in=(Task.Status.IN_PROGRESS, Task.Status.ASSIGNED),
-        )
+        Task.objects.filter(annotator=annotator, phase=phase)
+        .held()
         .order_by("-status", "assigned_at", "id")  # in_progress sorts before assigned
         .first()
     )
@@ -99,19 +102,18 @@ def phase_standings(annotator: User) -> dict[int, dict]:
     held, the task current_task() would name, the last hand-in and what quota_left() would
     say. A handful of queries for all phases together, rather than a few per phase: the panel
     is the page every annotator opens between tasks."""
-    held_statuses = (Task.Status.ASSIGNED, Task.Status.IN_PROGRESS)
     mine = Task.objects.filter(annotator=annotator)
     counts = {
         row["phase"]: row
         for row in mine.values("phase").annotate(
             done=Count("id", filter=Q(status=Task.Status.SUBMITTED)),
-            held=Count("id", filter=Q(status__in=held_statuses)),
+            held=Count("id", filter=Q(status__in=Task.HELD_STATUSES)),
             last_at=Max("submitted_at", filter=Q(status=Task.Status.SUBMITTED)),
         )
     }
     current: dict[int, Task] = {}
     # The same order as current_task(): the one in progress first, then the oldest assigned.
-    for task in mine.filter(status__in=held_statuses).order_by("-status", "assigned_at", "id"):
+    for task in mine.held().order_by("-status", "assigned_at", "id"):
         current.setdefault(task.phase, task)
     latest = Q(pk__in=[])
     for phase, row in counts.items():
@@ -138,10 +140,18 @@ def phase_standings(annotator: User) -> dict[int, dict]:
 
 # Where an annotator stands in a phase, in one round trip: the task they hold (the one in
 # progress first) and their quota. The same rules as current_task() and quota_left().
-_STANDING_SQL = """
+def _sql_statuses(*statuses: str) -> str:
+    """Task statuses as SQL literals: written into a statement, not passed as parameters,
+    so the planner can match the partial pool index (a generic plan for a parameter can't)."""
+    if not all(re.fullmatch("[a-z_]+", status) for status in statuses):
+        raise ImproperlyConfigured(f"a task status that is not a plain word: {statuses}")
+    return ", ".join(f"'{status}'" for status in statuses)
+
+
+_STANDING_SQL = f"""
 SELECT (SELECT held.id FROM annotation_task AS held
          WHERE held.annotator_id = %(annotator)s AND held.phase = %(phase)s
-           AND held.status IN ('in_progress', 'assigned')
+           AND held.status IN ({_sql_statuses(*Task.HELD_STATUSES)})
          ORDER BY held.status DESC, held.assigned_at, held.id LIMIT 1),
        (SELECT quota."limit" FROM annotation_phasequota AS quota
          WHERE quota.annotator_id = %(annotator)s AND quota.phase = %(phase)s)
@@ -165,7 +175,7 @@ def next_task(annotator: User, phase: int) -> Task:
         raise NoTaskAvailable(f"You are not qualified for phase {phase}; ask a manager.")
     current_id, limit = _standing(annotator, phase)
     if current_id is not None:
-        current = start(Task.objects.get(pk=current_id))
+        current = Task.objects.get(pk=current_id).start()
         if current.status == Task.Status.IN_PROGRESS:
             return current
     # Work whose lease lapsed and that nobody took since comes back first, with its draft.
@@ -201,28 +211,33 @@ def _claim_with_orm(annotator: User, phase: int) -> Task | None:
         claimable_pool(annotator, phase).select_for_update(skip_locked=True, of=("self",)).first()
     )
     if task is not None:
-        _hand_over(task, annotator, Task.Status.IN_PROGRESS)
+        task.hand_over(annotator, Task.Status.IN_PROGRESS)
     return task
 
 
 # The claim of "Start next" on PostgreSQL, written out once: the hottest statement of the
 # platform, and compiling the equivalent ORM query costs more than running it. It picks
-# exactly what claimable_pool() picks (tests/annotation/test_assignment.py runs both paths).
-_CLAIM_SQL = """
+# exactly what claimable_pool() picks (tests/annotation/test_assignment.py runs both paths):
+# the same-article rule is touched_articles() compiled, the statuses are Task's.
+_CLAIM_SQL = f"""
 UPDATE annotation_task
-   SET annotator_id = %(annotator)s, status = 'in_progress', assigned_at = %(now)s,
+   SET annotator_id = %(annotator)s, status = {_sql_statuses(Task.Status.IN_PROGRESS)},
+       assigned_at = %(now)s,
        opened_at = %(now)s, last_activity_at = %(now)s, lease_expires_at = %(lease)s
  WHERE id = (
        SELECT pool.id FROM annotation_task AS pool
-        WHERE pool.phase = %(phase)s AND pool.status = 'pooled'
-          AND pool.article_id NOT IN (
-              SELECT seen.article_id FROM annotation_task AS seen
-               WHERE seen.annotator_id = %(annotator)s)
+        WHERE pool.phase = %(phase)s AND pool.status = {_sql_statuses(Task.Status.POOLED)}
+          AND pool.article_id NOT IN ({{touched}})
         ORDER BY pool.priority DESC, pool.created_at, pool.id
         LIMIT 1
           FOR UPDATE SKIP LOCKED)
 RETURNING *
 """
+
+
+@functools.cache
+def _claim_sql() -> str:
+    return _CLAIM_SQL.format(touched=_touched_articles_sql())
 
 
 def _claim_in_one_statement(annotator: User, phase: int) -> Task | None:
@@ -238,28 +253,7 @@ def _claim_in_one_statement(annotator: User, phase: int) -> Task | None:
         "now": now,
         "lease": now + settings.TASK_LEASE,
     }
-    return next(iter(Task.objects.raw(_CLAIM_SQL, params)), None)
-
-
-def _hand_over(task: Task, annotator: User, status: str) -> None:
-    now = timezone.now()
-    task.annotator = annotator
-    task.status = status
-    task.assigned_at = now
-    if status == Task.Status.IN_PROGRESS:
-        task.opened_at = now
-        task.extend_lease(now)
-    # Only the hand-over fields: "Start next" is the hottest write of the platform.
-    task.save(
-        update_fields=[
-            "annotator",
-            "status",
-            "assigned_at",
-            "opened_at",
-            "last_activity_at",
-            "lease_expires_at",
-        ]
-    )
+    return next(iter(Task.objects.raw(_claim_sql(), params)), None)
 
 
 def expire_lapsed_leases(now=None) -> int:
@@ -275,29 +269,9 @@ def expire_lapsed_leases(now=None) -> int:
             status=Task.Status.IN_PROGRESS, lease_expires_at__lt=now
         ).select_for_update(skip_locked=True)
         for task in lapsed:
-            task.status = Task.Status.EXPIRED
-            task.save(update_fields=["status"])
-            _replacement(task)
+            task.expire()
             expired += 1
     return expired
-
-
-# Phases whose unsent draft the next annotator starts from when a task changes hands. The
-# blind checks (P3, P5) are not among them: a verdict must be the checker's own, so the next
-# checker starts blank and the lapsed draft stays on the old task for managers to see.
-DRAFT_TRAVELS = (Phase.NORMALISATION, Phase.QUESTIONS, Phase.DISPUTE)
-
-
-def _replacement(task: Task) -> Task:
-    return Task.objects.create(
-        phase=task.phase,
-        article_id=task.article_id,
-        claim_id=task.claim_id,
-        priority=task.priority,
-        is_agreement_sample=task.is_agreement_sample,
-        replaces=task,
-        draft=task.draft if task.phase in DRAFT_TRAVELS else {},
-    )
 
 
 def reclaim_lapsed(task: Task) -> bool:
@@ -321,9 +295,7 @@ def reclaim_lapsed(task: Task) -> bool:
             return False
         # Nobody ever held the replacement: removing it leaves no trace to keep.
         waiting.delete()
-        task.status = Task.Status.IN_PROGRESS
-        task.extend_lease()
-        task.save(update_fields=["status", "last_activity_at", "lease_expires_at"])
+        task.reclaim()
     return True
 
 
@@ -334,12 +306,8 @@ def reclaim_lapsed(task: Task) -> bool:
 def release_task(task: Task, manager: User) -> Task:
     """Take an open task away from its annotator; a fresh copy waits in the pool."""
     task = Task.objects.select_for_update().get(pk=task.pk)
-    if task.status not in (Task.Status.ASSIGNED, Task.Status.IN_PROGRESS):
-        raise WorkflowError(f"task {task.pk} is {task.get_status_display()}; nothing to release")
     holder = task.annotator
-    task.status = Task.Status.RELEASED
-    task.save(update_fields=["status"])
-    replacement = _replacement(task)
+    replacement = task.release()
     audit(manager, "release", f"released task {task.pk} from {holder}", task=task.pk)
     return replacement
 
@@ -348,14 +316,13 @@ def release_task(task: Task, manager: User) -> Task:
 def reassign_task(task: Task, annotator: User, manager: User) -> Task:
     """Move an open or waiting task to a named annotator."""
     task = Task.objects.select_for_update().get(pk=task.pk)
-    if task.status in (Task.Status.ASSIGNED, Task.Status.IN_PROGRESS):
+    if task.is_held:
         task = release_task(task, manager)
-    elif task.status != Task.Status.POOLED:
-        raise WorkflowError(f"task {task.pk} is {task.get_status_display()}; it cannot move")
+    task.check_move(Task.Status.ASSIGNED)
     _check_can_receive(annotator, task)
     try:
         with transaction.atomic():
-            _hand_over(task, annotator, Task.Status.ASSIGNED)
+            task.hand_over(annotator, Task.Status.ASSIGNED)
     except IntegrityError as exc:
         raise WorkflowError(
             f"{annotator} has already worked on this article and cannot take task {task.pk}"
@@ -378,7 +345,7 @@ def _check_can_receive(annotator: User, task: Task) -> None:
         )
     if not annotator.is_qualified_for(task.phase):
         raise WorkflowError(f"{annotator} is not qualified for phase {task.phase}")
-    if Task.objects.filter(annotator=annotator, article_id=task.article_id).exists():
+    if has_touched(annotator, task.article_id):
         raise WorkflowError(f"{annotator} has already worked on this article")
     if quota_left(annotator, task.phase) == 0:
         raise WorkflowError(f"{annotator} has reached their phase {task.phase} quota")
@@ -426,7 +393,7 @@ def assign_tasks(
                     .first()
                 )
                 if task is not None:
-                    _hand_over(task, annotator, Task.Status.ASSIGNED)
+                    task.hand_over(annotator, Task.Status.ASSIGNED)
         if task is None:
             del load[annotator]
             continue
@@ -460,5 +427,5 @@ def queue_overview() -> list[dict]:
         by_phase.get(
             phase, {"phase": phase, "waiting": 0, "assigned": 0, "in_progress": 0, "done_today": 0}
         )
-        for phase in range(1, 6)
+        for phase in Phase.values
     ]

@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from annotation.phases import parts_of
 from annotation.usernames import by_skeleton, username_problem
 from annotation.vocabulary import (
     BLIND_PHASES,
@@ -32,6 +33,18 @@ from annotation.vocabulary import (
 from search_proxy.service import SearchScope
 
 # --- People ----------------------------------------------------------------------------
+
+
+class WorkflowError(Exception):
+    """An action the workflow does not allow in the current state (says which and why)."""
+
+    code = "workflow"
+
+
+class InvalidTransition(WorkflowError):
+    """A move that the object's transition table does not declare."""
+
+    code = "invalid_transition"
 
 
 class User(AbstractUser):
@@ -174,11 +187,6 @@ class Batch(models.Model):
         return f"{file_name} {timezone.now():%Y-%m-%d %H:%M:%S.%f}"
 
 
-class ArticleQuerySet(models.QuerySet):
-    def awaiting_normalisation(self) -> ArticleQuerySet:
-        return self.filter(state=Article.State.AWAITING_NORMALISATION)
-
-
 class Article(models.Model):
     """A fact-checking article: the input of P1 and the context of P2 and P4."""
 
@@ -218,8 +226,6 @@ class Article(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ArticleQuerySet.as_manager()
-
     class Meta:
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["state", "created_at"])]
@@ -234,8 +240,35 @@ class Article(models.Model):
             ),
         ]
 
+    # The moves P1 makes (annotation/workflow.py); intake and dataset import create articles
+    # in their first state.
+    TRANSITIONS = {
+        State.AWAITING_NORMALISATION: frozenset({State.NORMALISED, State.SKIPPED}),
+    }
+
     def __str__(self) -> str:
         return self.title or self.url
+
+    def check_move(self, state: str) -> None:
+        if state not in self.TRANSITIONS.get(self.state, ()):
+            raise InvalidTransition(
+                f"article {self.pk} is {self.get_state_display()}; it cannot become "
+                f"{Article.State(state).label}"
+            )
+
+    def move_to(self, state: str, *, task: Task, reason: str) -> Transition:
+        """Move along the table above and record the move, made by `task`'s hand-in."""
+        self.check_move(state)
+        from_state, self.state = self.state, state
+        self.save()
+        return Transition.objects.create(
+            article=self,
+            from_state=from_state,
+            to_state=state,
+            task=task,
+            actor=task.annotator,
+            reason=reason,
+        )
 
 
 # --- Claims ----------------------------------------------------------------------------
@@ -258,9 +291,6 @@ class ClaimQuerySet(models.QuerySet):
 
     def accepted(self) -> ClaimQuerySet:
         return self.filter(state=Claim.State.ACCEPTED)
-
-    def in_dataset_order(self) -> ClaimQuerySet:
-        return self.order_by("dataset_position", "claim_date", "id")
 
 
 class Claim(models.Model):
@@ -341,8 +371,61 @@ class Claim(models.Model):
             ),
         ]
 
+    # The state diagram of annotation/workflow.py as data: every allowed move, and the
+    # phase whose hand-in makes it (None: a manager, or a dataset import). "" is a claim
+    # coming into being.
+    TRANSITIONS: dict[tuple[str, str], int | None] = {
+        ("", State.QUESTIONS): Phase.NORMALISATION,
+        ("", State.EXCLUDED): Phase.NORMALISATION,
+        ("", State.ACCEPTED): None,
+        (State.QUESTIONS, State.QUALITY_CHECK): Phase.QUESTIONS,
+        (State.QUESTIONS, State.EXCLUDED): Phase.QUESTIONS,
+        (State.QUALITY_CHECK, State.ACCEPTED): Phase.QUALITY_CHECK,
+        (State.QUALITY_CHECK, State.DISPUTE): Phase.QUALITY_CHECK,
+        (State.DISPUTE, State.POST_CONTROL): Phase.DISPUTE,
+        (State.DISPUTE, State.EXCLUDED): Phase.DISPUTE,
+        (State.POST_CONTROL, State.ACCEPTED): Phase.POST_CONTROL,
+        (State.POST_CONTROL, State.DISCARDED): Phase.POST_CONTROL,
+        (State.DISCARDED, State.DISPUTE): None,
+    }
+
     def __str__(self) -> str:
         return self.text[:80]
+
+    @property
+    def _from_state(self) -> str:
+        return "" if self._state.adding else self.state
+
+    def _refuse(self, what: str) -> InvalidTransition:
+        now = "new" if self._state.adding else self.get_state_display()
+        return InvalidTransition(f"claim {self.pk or '(new)'} is {now}; {what}")
+
+    def check_turn(self, task: Task) -> None:
+        """Refuse a hand-in of `task` unless its phase may move the claim on from here."""
+        moves = [key for key, phase in self.TRANSITIONS.items() if phase == task.phase]
+        if not any(from_state == self._from_state for from_state, _ in moves):
+            raise self._refuse(f"a {Phase(task.phase).label} hand-in does not move it")
+
+    def move_to(
+        self,
+        state: str,
+        *,
+        task: Task | None = None,
+        actor: User | None = None,
+        reason: str = "",
+    ) -> Transition:
+        """Move along TRANSITIONS, made by `task`'s hand-in (or a manager's action or an
+        import when None), and record the move. A new claim is saved by its first move."""
+        key = (self._from_state, state)
+        phase = task.phase if task is not None else None
+        if key not in self.TRANSITIONS or self.TRANSITIONS[key] != phase:
+            who = f"a {Phase(phase).label} hand-in" if phase else "a manager"
+            raise self._refuse(f"{who} cannot move it to {Claim.State(state).label}")
+        from_state, self.state = key[0], state
+        self.save()
+        return Transition.objects.create(
+            claim=self, from_state=from_state, to_state=state, task=task, actor=actor, reason=reason
+        )
 
     def exclusion_reason_for_choices(self) -> str:
         """Why this claim's types/strategies keep it out of P2 and later, or ""."""
@@ -374,14 +457,18 @@ class Claim(models.Model):
 
 
 class TaskQuerySet(models.QuerySet):
-    def of_phase(self, phase: int) -> TaskQuerySet:
-        return self.filter(phase=phase)
-
     def open(self) -> TaskQuerySet:
         return self.filter(status__in=Task.OPEN_STATUSES)
 
     def held_by(self, annotator) -> TaskQuerySet:
         return self.filter(annotator=annotator)
+
+    def held(self) -> TaskQuerySet:
+        """Tasks an annotator holds now: assigned to them or in progress."""
+        return self.filter(status__in=Task.HELD_STATUSES)
+
+    def counted_for_quota(self) -> TaskQuerySet:
+        return self.filter(status__in=Task.QUOTA_STATUSES)
 
 
 class Task(models.Model):
@@ -400,7 +487,22 @@ class Task(models.Model):
         RELEASED = "released", "released by a manager"
         CANCELLED = "cancelled", "no longer needed"
 
-    OPEN_STATUSES = (Status.POOLED, Status.ASSIGNED, Status.IN_PROGRESS)
+    # Held by an annotator now; open (held or waiting); counted against a phase quota (held
+    # now or handed in). The one definition each: assignment's SQL is written from them too.
+    HELD_STATUSES = (Status.ASSIGNED, Status.IN_PROGRESS)
+    OPEN_STATUSES = (Status.POOLED, *HELD_STATUSES)
+    QUOTA_STATUSES = (*HELD_STATUSES, Status.SUBMITTED)
+    # The moves of a task, made by the methods below (and by report_claim's cancelling of a
+    # claim's other open tasks).
+    TRANSITIONS = {
+        Status.POOLED: frozenset({Status.ASSIGNED, Status.IN_PROGRESS, Status.CANCELLED}),
+        Status.ASSIGNED: frozenset({Status.IN_PROGRESS, Status.RELEASED, Status.CANCELLED}),
+        Status.IN_PROGRESS: frozenset(
+            {Status.SUBMITTED, Status.EXPIRED, Status.RELEASED, Status.CANCELLED}
+        ),
+        # Back to its annotator, while nobody took its replacement (assignment.reclaim_lapsed).
+        Status.EXPIRED: frozenset({Status.IN_PROGRESS}),
+    }
 
     phase = models.PositiveSmallIntegerField(choices=Phase.choices)
     # Always set, also for claim tasks: the same-article rule is a constraint on it.
@@ -499,6 +601,102 @@ class Task(models.Model):
     def is_open(self) -> bool:
         return self.status in self.OPEN_STATUSES
 
+    @property
+    def is_held(self) -> bool:
+        return self.status in self.HELD_STATUSES
+
+    def check_move(self, status: str) -> None:
+        if status not in self.TRANSITIONS.get(self.status, ()):
+            raise InvalidTransition(
+                f"task {self.pk} is {self.get_status_display()}; it cannot become "
+                f"{Task.Status(status).label}"
+            )
+
+    def start(self) -> Task:
+        """Open a held task: a manager's assignment starts its lease when first opened, a
+        task in progress is resumed. Conditional, so a task released or expired a moment
+        ago is not revived (then the task shows its status as it is now)."""
+        self.opened_at = self.opened_at or timezone.now()
+        self.extend_lease()
+        started = (
+            Task.objects.filter(pk=self.pk)
+            .held()
+            .update(
+                status=Task.Status.IN_PROGRESS,
+                opened_at=self.opened_at,
+                last_activity_at=self.last_activity_at,
+                lease_expires_at=self.lease_expires_at,
+            )
+        )
+        if started:
+            self.status = Task.Status.IN_PROGRESS
+        else:
+            self.refresh_from_db()
+        return self
+
+    def hand_over(self, annotator: User, status: str) -> None:
+        """Give a waiting task to `annotator`: assigned by a manager, or in progress at once
+        ("Start next"). The caller holds the row locked."""
+        self.check_move(status)
+        now = timezone.now()
+        self.annotator = annotator
+        self.status = status
+        self.assigned_at = now
+        if status == Task.Status.IN_PROGRESS:
+            self.opened_at = now
+            self.extend_lease(now)
+        # Only the hand-over fields: "Start next" is the hottest write of the platform.
+        self.save(
+            update_fields=[
+                "annotator",
+                "status",
+                "assigned_at",
+                "opened_at",
+                "last_activity_at",
+                "lease_expires_at",
+            ]
+        )
+
+    def close(self) -> None:
+        """Handed in: the task takes no more work (the workflow locked it first)."""
+        self.check_move(Task.Status.SUBMITTED)
+        now = timezone.now()
+        self.status = Task.Status.SUBMITTED
+        self.submitted_at = now
+        self.last_activity_at = now
+        self.lease_expires_at = None
+        self.save()
+
+    def release(self) -> Task:
+        """Taken from its annotator by a manager; returns the fresh copy left in the pool."""
+        return self._give_back(Task.Status.RELEASED)
+
+    def expire(self) -> Task:
+        """Idle past its lease; returns the fresh copy left in the pool."""
+        return self._give_back(Task.Status.EXPIRED)
+
+    def reclaim(self) -> None:
+        """A lapsed task back with its annotator, draft and version intact."""
+        self.check_move(Task.Status.IN_PROGRESS)
+        self.status = Task.Status.IN_PROGRESS
+        self.extend_lease()
+        self.save(update_fields=["status", "last_activity_at", "lease_expires_at"])
+
+    def _give_back(self, status: str) -> Task:
+        # The task keeps its annotator and draft as history; the copy is new work.
+        self.check_move(status)
+        self.status = status
+        self.save(update_fields=["status"])
+        return Task.objects.create(
+            phase=self.phase,
+            article_id=self.article_id,
+            claim_id=self.claim_id,
+            priority=self.priority,
+            is_agreement_sample=self.is_agreement_sample,
+            replaces=self,
+            draft=self.draft if parts_of(self.phase).draft_travels else {},
+        )
+
     def _draw_suggestion_arm(self) -> str:
         """The arm of a new task: its predecessor's (the same work changing hands), else a
         fair coin while its batch runs an A/B split, else none. The blind phases never get
@@ -548,23 +746,8 @@ class Task(models.Model):
         """
         if self.claim_id is None:
             return None
-        if self.phase in BLIND_PHASES:
-            checked = getattr(self, "quality_check", None) if self.pk else None
-            if checked is not None:
-                return checked.evidence_round
-            if self.phase == Phase.QUALITY_CHECK:
-                rounds = self.claim.evidence_rounds.filter(
-                    phase=Phase.QUESTIONS, is_agreement_sample=self.is_agreement_sample
-                )
-            else:
-                rounds = self.claim.evidence_rounds.filter(phase=Phase.DISPUTE)
-            return rounds.exclude(submitted_at=None).order_by("-submitted_at").first()
-        if self.phase == Phase.DISPUTE:
-            revised = getattr(self, "evidence_round", None) if self.pk else None
-            if revised is not None:
-                return revised.based_on
-            return self.claim.dataset_evidence()
-        return None
+        # Each phase names its pairs (annotation/phases.py): the checks' are review's.
+        return parts_of(self.phase).evidence_shown(self)
 
     def search_scope(self) -> SearchScope:
         """The scope of a search from this task (P2, P4): its claim's, logged against it."""

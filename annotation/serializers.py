@@ -29,7 +29,7 @@ from annotation.models import (
     Task,
 )
 from annotation.normalisation import normalisation_problems, skip_problems
-from annotation.phases import parts_of, registered
+from annotation.phases import registered
 from annotation.submissions import (
     AnswerData,
     EvidenceData,
@@ -267,15 +267,6 @@ class QualityCheckTaskSerializer(_TaskPageSerializer):
         return questions
 
 
-TASK_PAGE_SERIALIZERS: dict[int, type[_TaskPageSerializer]] = {
-    Phase.NORMALISATION: NormalisationTaskSerializer,
-    Phase.QUESTIONS: EvidenceTaskSerializer,
-    Phase.QUALITY_CHECK: QualityCheckTaskSerializer,
-    Phase.DISPUTE: DisputeTaskSerializer,
-    Phase.POST_CONTROL: QualityCheckTaskSerializer,
-}
-
-
 # --- What a submission produced ---------------------------------------------------------
 
 
@@ -304,12 +295,9 @@ class EvidenceRoundResultSerializer(serializers.ModelSerializer):
 
 
 def result_serializers() -> list[type[serializers.Serializer]]:
-    """Every shape a hand-in's result can take, for the schema (read once review is ready)."""
-    return [
-        NormalisationResultSerializer,
-        EvidenceRoundResultSerializer,
-        *dict.fromkeys(p.result_serializer for p in registered().values()),
-    ]
+    """Every shape a hand-in's result can take, for the schema (read once every phase is
+    registered)."""
+    return list(dict.fromkeys(p.result_serializer for p in registered().values()))
 
 
 class SubmittedTaskSerializer(TaskSummarySerializer):
@@ -564,18 +552,3 @@ class EvidenceSubmitSerializer(serializers.Serializer):
             claim_correction=data["claim_correction"],
             pairs_support_verdict=data["pairs_support_verdict"],
         )
-
-
-# The phases annotation owns; the blind checks' payloads are review's (annotation/phases.py).
-SUBMIT_SERIALIZERS: dict[int, type[serializers.Serializer]] = {
-    Phase.NORMALISATION: NormalisationSubmitSerializer,
-    Phase.QUESTIONS: EvidenceSubmitSerializer,
-    Phase.DISPUTE: EvidenceSubmitSerializer,
-}
-
-
-def submit_serializer(phase: int) -> type[serializers.Serializer]:
-    """The task API's payload for handing in a task of `phase`."""
-    if phase in SUBMIT_SERIALIZERS:
-        return SUBMIT_SERIALIZERS[phase]
-    return parts_of(phase).submit_serializer

@@ -26,6 +26,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from annotation.blindness import blind_claim, shown_addresses
 from annotation.models import Claim, Task, TrainingAnswer, User
+from annotation.phases import parts_of
 from annotation.vocabulary import BLIND_PHASES, Phase
 from search_proxy.webaddress import is_web_address
 
@@ -149,7 +150,8 @@ def blind_task_context(task: Task) -> dict:
     never the Task, its Claim, its article or the EvidenceRound, and nobody's name."""
     if task.phase not in BLIND_PHASES:
         raise ValueError(f"task {task.pk} is not a blind task")
-    check = getattr(task, "quality_check", None) if task.status == Task.Status.SUBMITTED else None
+    # The check handed in is review's: read through what review registered.
+    own = parts_of(task.phase).handed_in(task) if task.status == Task.Status.SUBMITTED else {}
     return {
         "task_view": {
             "pk": task.pk,
@@ -162,11 +164,5 @@ def blind_task_context(task: Task) -> dict:
         },
         "claim": blind_claim(task.claim),
         "pairs": blind_pairs(task),
-        "own_check": {
-            "verdict": check.verdict,
-            "unreadable": check.unreadable,
-            "justification": check.justification,
-        }
-        if check is not None
-        else None,
+        "own_check": own.get("own_check"),
     }

@@ -4,11 +4,15 @@
     claim ─P2─▶ evidence ─P3─▶ verdicts agree ─▶ accepted
                                └ disagree ─P4─▶ revised evidence ─P5─▶ agree ─▶ accepted
                                                                         └ disagree ─▶ discarded
+    P2 or P4 "report & skip" ─▶ excluded;  a manager re-opens discarded ─▶ P4 again
 
-Every submit function locks its task, does nothing if the task was already submitted (a
-retried request or redelivered job is harmless), records each state change as a Transition,
-and creates the pooled task of the next phase. Screens, the API and commands call these
-functions and nothing else changes workflow state.
+The moves themselves are declared on the models, as tables checked by the one method that
+makes them and records the Transition: `Article.move_to`, `Claim.move_to` (each move with
+the phase whose hand-in makes it), and `Task.hand_over/start/close/release/expire`. Every
+submit function locks its task, does nothing if the task was already submitted (a retried
+request or redelivered job is harmless), moves what its phase moves, and creates the pooled
+task of the next phase. Screens, the API and commands call these functions and nothing else
+changes workflow state.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Callable, Sequence
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.blindness import EVIDENCE_PHASES
 from annotation.evidence import blocking, evidence_problems, normalise_answers
 from annotation.models import (
     AgreementSampling,
@@ -29,8 +34,8 @@ from annotation.models import (
     EvidenceRound,
     Question,
     Task,
-    Transition,
     User,
+    WorkflowError,
 )
 from annotation.normalisation import normalisation_problems, skip_problems
 from annotation.phases import parts_of
@@ -51,7 +56,8 @@ from search_proxy.models import FetchedPage, Source
 from search_proxy.webaddress import is_web_address
 
 DISPUTE_PRIORITY = 1
-# What annotators hand in; kept importable from here for the workflow's callers.
+# What annotators hand in, and the workflow's error (raised by the models' moves too);
+# kept importable from here for the workflow's callers.
 __all__ = [
     "AnswerData",
     "EvidenceData",
@@ -59,11 +65,8 @@ __all__ = [
     "NormalisedClaim",
     "QualityVerdict",
     "QuestionData",
+    "WorkflowError",
 ]
-
-
-class WorkflowError(Exception):
-    """An action the workflow does not allow in the current state (says which and why)."""
 
 
 class EvidenceRejected(WorkflowError):
@@ -75,29 +78,6 @@ class EvidenceRejected(WorkflowError):
 
 
 # --- Helpers ---------------------------------------------------------------------------
-
-
-def _record(subject, to_state: str, *, from_state: str = "", task=None, actor=None, reason=""):
-    kwargs = {"article": subject} if isinstance(subject, Article) else {"claim": subject}
-    Transition.objects.create(
-        **kwargs, from_state=from_state, to_state=to_state, task=task, actor=actor, reason=reason
-    )
-
-
-def _move(claim: Claim, to_state: str, *, task=None, actor=None, reason="") -> None:
-    from_state = claim.state
-    claim.state = to_state
-    claim.save()
-    _record(claim, to_state, from_state=from_state, task=task, actor=actor, reason=reason)
-
-
-def _move_article(article: Article, to_state: str, task: Task, reason: str) -> None:
-    from_state = article.state
-    article.state = to_state
-    article.save()
-    _record(
-        article, to_state, from_state=from_state, task=task, actor=task.annotator, reason=reason
-    )
 
 
 def _pool(phase: int, claim: Claim, *, priority: int = 0, agreement: bool = False) -> Task:
@@ -117,31 +97,28 @@ def _lock_open_task(task: Task, phase: int) -> Task | None:
         raise WorkflowError(f"task {task.pk} belongs to P{locked.phase}, not P{phase}")
     if locked.status == Task.Status.SUBMITTED:
         return None
-    if locked.status != Task.Status.IN_PROGRESS:
-        raise WorkflowError(
-            f"task {task.pk} is {locked.get_status_display()}; only a task in progress "
-            "can be submitted"
-        )
+    locked.check_move(Task.Status.SUBMITTED)
     return locked
 
 
-def _already_submitted(task: Task, result: str):
-    """What a repeated submit returns: the first submission's result. A task closed another
-    way (a report) has none, and says so."""
-    found = getattr(Task.objects.get(pk=task.pk), result, None)
+def _already_submitted(task: Task):
+    """What a repeated submit returns: the first submission's result (each phase names it
+    in annotation/phases.py). A task closed another way (a report) has none, and says so."""
+    found = parts_of(task.phase).produced(Task.objects.get(pk=task.pk))
     if found is None:
         raise WorkflowError(f"task {task.pk} was closed without this kind of submission")
     return found
 
 
-def _close(task: Task) -> None:
-    now = timezone.now()
-    task.status = Task.Status.SUBMITTED
-    task.submitted_at = now
-    task.last_activity_at = now
-    task.lease_expires_at = None
-    task.save()
-    # Whatever was suggested and neither taken nor dismissed by now was ignored.
+def evidence_round_of(task: Task) -> EvidenceRound | None:
+    """What a P2 or P4 task handed in."""
+    return getattr(task, "evidence_round", None)
+
+
+def _finish(task: Task) -> None:
+    """The task is handed in (Task.close); whatever was suggested for it and neither taken
+    nor dismissed by now was ignored."""
+    task.close()
     ignore_the_rest(task)
 
 
@@ -166,15 +143,14 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
     problems = normalisation_problems(claims, article.url)
     if problems:
         raise WorkflowError("; ".join(f"{p.path}: {p.message}" for p in problems))
-    if article.state != Article.State.AWAITING_NORMALISATION:
-        raise WorkflowError(f"article {article.pk} is {article.get_state_display()}")
+    article.check_move(Article.State.NORMALISED)
     start = (
         article.claims.order_by("-position").values_list("position", flat=True).first() or -1
     ) + 1
     sampling_rate = AgreementSampling.current_rate()
     created = []
     for offset, data in enumerate(claims):
-        claim = Claim.objects.create(
+        claim = Claim(
             article=article,
             position=start + offset,
             text=data.text,
@@ -188,25 +164,25 @@ def submit_normalisation(task: Task, claims: list[NormalisedClaim]) -> list[Clai
             location_iso_code=data.location_iso_code,
             claim_types=data.claim_types,
             fact_checking_strategies=data.fact_checking_strategies,
-            state=Claim.State.QUESTIONS,
         )
         reason = claim.exclusion_reason_for_choices()
         if reason:
-            claim.state = Claim.State.EXCLUDED
             claim.exclusion_reason = reason
-            claim.save()
-            _record(claim, claim.state, task=locked, actor=locked.annotator, reason=reason)
+            claim.move_to(Claim.State.EXCLUDED, task=locked, actor=locked.annotator, reason=reason)
         else:
             claim.is_agreement_sample = random.random() < sampling_rate
-            claim.save()
-            _record(claim, claim.state, task=locked, actor=locked.annotator, reason="normalised")
+            claim.move_to(
+                Claim.State.QUESTIONS, task=locked, actor=locked.annotator, reason="normalised"
+            )
             _pool(Phase.QUESTIONS, claim)
             if claim.is_agreement_sample:
                 _pool(Phase.QUESTIONS, claim, agreement=True)
         created.append(claim)
     queue_archiving(u for c in created for u in (c.original_claim_url, c.media_url))
-    _move_article(article, Article.State.NORMALISED, locked, f"split into {len(created)} claim(s)")
-    _close(locked)
+    article.move_to(
+        Article.State.NORMALISED, task=locked, reason=f"split into {len(created)} claim(s)"
+    )
+    _finish(locked)
     return created
 
 
@@ -224,8 +200,8 @@ def skip_article(task: Task, reason: str, note: str = "") -> Article:
     article.skip_reason = reason
     article.skip_note = note.strip()
     why = f"{article.get_skip_reason_display()}{': ' + article.skip_note if note else ''}"
-    _move_article(article, Article.State.SKIPPED, locked, why)
-    _close(locked)
+    article.move_to(Article.State.SKIPPED, task=locked, reason=why)
+    _finish(locked)
     return article
 
 
@@ -341,19 +317,18 @@ def accept_imported_claim(
     """A claim of a released dataset file: accepted as it stands, with its pairs as the
     P2 round, and the transition that says where it came from."""
     now = claim_fields.setdefault("created_at", timezone.now())
-    claim = Claim.objects.create(
+    claim = Claim(
         article=article,
-        state=Claim.State.ACCEPTED,
         origin=Claim.Origin.IMPORTED,
         label=label,
         accepted_at=now,
         **claim_fields,
     )
+    claim.move_to(Claim.State.ACCEPTED, actor=actor, reason=reason)
     evidence = EvidenceRound.objects.create(
         claim=claim, phase=Phase.QUESTIONS, verdict=label, submitted_at=now
     )
     store_pairs(evidence, questions, source_for)
-    _record(claim, claim.state, actor=actor, reason=reason)
     return claim
 
 
@@ -362,19 +337,21 @@ def submit_evidence(task: Task, data: EvidenceData) -> EvidenceRound:
     """P2: store the question-answer pairs and verdict; the claim goes to the quality check."""
     locked = _lock_open_task(task, Phase.QUESTIONS)
     if locked is None:
-        return _already_submitted(task, "evidence_round")
+        return _already_submitted(task)
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
-    if not locked.is_agreement_sample and claim.state != Claim.State.QUESTIONS:
-        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not waiting for P2")
+    if not locked.is_agreement_sample:
+        claim.check_turn(locked)
+    # The extra round of the agreement sample moves nothing, but is no work on a claim
+    # that left it.
     if claim.state == Claim.State.EXCLUDED:
         raise WorkflowError(f"claim {claim.pk} was excluded: {claim.exclusion_reason}")
     evidence = _store_evidence(locked, claim, data)
-    _close(locked)
+    _finish(locked)
     if locked.is_agreement_sample:
         # The extra round only feeds agreement figures: its own blind check, no state change.
         _pool(Phase.QUALITY_CHECK, claim, agreement=True)
     else:
-        _move(claim, Claim.State.QUALITY_CHECK, task=locked, actor=locked.annotator)
+        claim.move_to(Claim.State.QUALITY_CHECK, task=locked, actor=locked.annotator)
         _pool(Phase.QUALITY_CHECK, claim)
     return evidence
 
@@ -384,16 +361,24 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     """P4: store the revised pairs and verdict; the claim goes to post-control."""
     locked = _lock_open_task(task, Phase.DISPUTE)
     if locked is None:
-        return _already_submitted(task, "evidence_round")
+        return _already_submitted(task)
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
-    if claim.state != Claim.State.DISPUTE:
-        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in dispute")
+    claim.check_turn(locked)
     # A re-opened claim builds on its last dispute round, a first dispute on the P2 pairs.
     evidence = _store_evidence(locked, claim, data, based_on=locked.evidence_shown())
-    _close(locked)
-    _move(claim, Claim.State.POST_CONTROL, task=locked, actor=locked.annotator)
+    _finish(locked)
+    claim.move_to(Claim.State.POST_CONTROL, task=locked, actor=locked.annotator)
     _pool(Phase.POST_CONTROL, claim, priority=DISPUTE_PRIORITY)
     return evidence
+
+
+def evidence_in_dispute(task: Task) -> EvidenceRound | None:
+    """The pairs a P4 task revises: the claim's latest dataset pairs (a re-opened claim's
+    last dispute round, else P2's); once submitted, the ones it actually started from."""
+    revised = getattr(task, "evidence_round", None) if task.pk else None
+    if revised is not None:
+        return revised.based_on
+    return task.claim.dataset_evidence()
 
 
 REPORT_REASONS = {
@@ -411,14 +396,15 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     if reason not in REPORT_REASONS:
         raise WorkflowError(f"unknown report reason {reason!r}")
     locked = Task.objects.select_for_update().get(pk=task.pk)
-    if locked.phase not in (Phase.QUESTIONS, Phase.DISPUTE):
+    if locked.phase not in EVIDENCE_PHASES:
         raise WorkflowError("only question-answer tasks (P2, P4) report a claim this way")
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     if locked.status == Task.Status.SUBMITTED:
         return claim
-    if locked.status != Task.Status.IN_PROGRESS:
-        raise WorkflowError(f"task {task.pk} is {locked.get_status_display()}")
-    _close(locked)
+    locked.check_move(Task.Status.SUBMITTED)
+    if not locked.is_agreement_sample:
+        claim.check_turn(locked)
+    _finish(locked)
     if locked.is_agreement_sample:
         return claim
     # Nobody should spend their one turn at this article on a claim that left the work.
@@ -429,12 +415,8 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     claim.exclusion_reason = f"reported in P{locked.phase}: {REPORT_REASONS[reason]}" + (
         f" ({note.strip()})" if note.strip() else ""
     )
-    _move(
-        claim,
-        Claim.State.EXCLUDED,
-        task=locked,
-        actor=locked.annotator,
-        reason=claim.exclusion_reason,
+    claim.move_to(
+        Claim.State.EXCLUDED, task=locked, actor=locked.annotator, reason=claim.exclusion_reason
     )
     return claim
 
@@ -445,7 +427,10 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
 def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict):
     # How a check is judged and stored is review's (review/checks.py), which builds on this
     # module; the claim's moves stay here.
-    return parts_of(task.phase).store(task, claim, evidence, data)
+    store = parts_of(task.phase).store
+    if store is None:
+        raise WorkflowError(f"{Phase(task.phase).label} stores no check")
+    return store(task, claim, evidence, data)
 
 
 @transaction.atomic
@@ -453,22 +438,22 @@ def submit_quality_check(task: Task, data: QualityVerdict):
     """P3: a blind verdict. Agreement with P2 accepts the claim; anything else is a dispute."""
     locked = _lock_open_task(task, Phase.QUALITY_CHECK)
     if locked is None:
-        return _already_submitted(task, "quality_check")
+        return _already_submitted(task)
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
     evidence = locked.evidence_shown()
     if evidence is None:
         raise WorkflowError(f"claim {claim.pk} has no evidence to check")
-    if not locked.is_agreement_sample and claim.state != Claim.State.QUALITY_CHECK:
-        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P3")
+    if not locked.is_agreement_sample:
+        claim.check_turn(locked)
     check = _store_check(locked, claim, evidence, data)
-    _close(locked)
+    _finish(locked)
     if locked.is_agreement_sample:
         return check
     if not check.unreadable and check.verdict == evidence.verdict:
         _accept(claim, check, task=locked, reannotated=False)
     else:
         why = "unreadable" if check.unreadable else f"P2 {evidence.verdict} vs P3 {check.verdict}"
-        _move(claim, Claim.State.DISPUTE, task=locked, actor=locked.annotator, reason=why)
+        claim.move_to(Claim.State.DISPUTE, task=locked, actor=locked.annotator, reason=why)
         _pool(Phase.DISPUTE, claim, priority=DISPUTE_PRIORITY)
     return check
 
@@ -478,34 +463,27 @@ def submit_post_control(task: Task, data: QualityVerdict):
     """P5: a blind verdict on P4's evidence. Agreement accepts; anything else discards."""
     locked = _lock_open_task(task, Phase.POST_CONTROL)
     if locked is None:
-        return _already_submitted(task, "quality_check")
+        return _already_submitted(task)
     claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
-    if claim.state != Claim.State.POST_CONTROL:
-        raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P5")
+    claim.check_turn(locked)
     evidence = locked.evidence_shown()
     if evidence is None:
         raise WorkflowError(f"claim {claim.pk} has no P4 evidence to check")
     check = _store_check(locked, claim, evidence, data)
-    _close(locked)
+    _finish(locked)
     if not check.unreadable and check.verdict == evidence.verdict:
         _accept(claim, check, task=locked, reannotated=True)
     else:
         why = "unreadable" if check.unreadable else f"P4 {evidence.verdict} vs P5 {check.verdict}"
-        _move(claim, Claim.State.DISCARDED, task=locked, actor=locked.annotator, reason=why)
+        claim.move_to(Claim.State.DISCARDED, task=locked, actor=locked.annotator, reason=why)
     return check
 
 
 def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdict):
     """Hand in a task of any phase: the one entry point screens, the API and commands call.
-    `data` is what the phase hands in (P1 a list of claims, P2/P4 evidence, P3/P5 a check)."""
-    submitters = {
-        Phase.NORMALISATION: submit_normalisation,
-        Phase.QUESTIONS: submit_evidence,
-        Phase.QUALITY_CHECK: submit_quality_check,
-        Phase.DISPUTE: submit_dispute_resolution,
-        Phase.POST_CONTROL: submit_post_control,
-    }
-    return submitters[Phase(task.phase)](task, data)
+    `data` is what the phase hands in (P1 a list of claims, P2/P4 evidence, P3/P5 a check);
+    each phase names its submit function in annotation/phases.py."""
+    return parts_of(task.phase).submit(task, data)
 
 
 def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
@@ -513,7 +491,7 @@ def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
     claim.justification = check.justification
     claim.required_reannotation = reannotated
     claim.accepted_at = timezone.now()
-    _move(claim, Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
+    claim.move_to(Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
     claim_accepted.send(sender=Claim, claim=claim)
 
 
@@ -526,19 +504,21 @@ def audit(actor: User | None, action: str, summary: str, **details) -> AuditEntr
 
 def set_agreement_sampling(rate: float, manager: User) -> AgreementSampling:
     """Change the share of new claims sampled for agreement figures (not existing ones)."""
-    if not 0 <= rate <= 1:
-        raise WorkflowError("the sampling rate is a share between 0 and 1")
+    setting = AgreementSampling(rate=rate, changed_by=manager)
+    # The model's constraint is the one rule (a share between 0 and 1): full_clean checks it
+    # before anything is written, and raises ValidationError.
+    setting.full_clean()
     audit(manager, "sampling", f"set agreement sampling to {rate:.0%} of new claims", rate=rate)
-    return AgreementSampling.objects.create(rate=rate, changed_by=manager)
+    setting.save()
+    return setting
 
 
 @transaction.atomic
 def reopen_discarded_claim(claim: Claim, manager: User, reason: str = "") -> Task:
     """Give a discarded claim another dispute round (P4, then P5)."""
     claim = Claim.objects.select_for_update().get(pk=claim.pk)
-    if claim.state != Claim.State.DISCARDED:
-        raise WorkflowError(f"only discarded claims can be re-opened; this one is {claim.state}")
-    _move(claim, Claim.State.DISPUTE, actor=manager, reason=reason or "re-opened by a manager")
+    # Claim.TRANSITIONS: a manager moves a claim to P4 only from discarded.
+    claim.move_to(Claim.State.DISPUTE, actor=manager, reason=reason or "re-opened by a manager")
     task = _pool(Phase.DISPUTE, claim, priority=DISPUTE_PRIORITY)
     audit(manager, "reopen", f"re-opened claim {claim.pk} into P4", claim=claim.pk, reason=reason)
     return task

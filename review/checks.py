@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from annotation.models import Claim, EvidenceRound, Task
@@ -188,3 +189,70 @@ def _flag_problem(flag: FlagData, shown: Shown | None) -> tuple[str, str] | None
         ):
             return ("code", f"{code!r} judges an answer by its source; this answer has none.")
     return None
+
+
+# --- What annotation reads of checks (registered in review/apps.py) -------------------
+
+
+def _checked_round(task: Task) -> EvidenceRound | None:
+    # Once submitted, a blind task's pairs are the ones its check was stored against.
+    check = getattr(task, "quality_check", None) if task.pk else None
+    return check.evidence_round if check is not None else None
+
+
+def _latest(rounds) -> EvidenceRound | None:
+    return rounds.exclude(submitted_at=None).order_by("-submitted_at").first()
+
+
+def evidence_for_quality_check(task: Task) -> EvidenceRound | None:
+    """P3 checks the P2 pairs of its own track (the agreement sample has its own)."""
+    return _checked_round(task) or _latest(
+        task.claim.evidence_rounds.filter(
+            phase=Phase.QUESTIONS, is_agreement_sample=task.is_agreement_sample
+        )
+    )
+
+
+def evidence_for_post_control(task: Task) -> EvidenceRound | None:
+    """P5 checks the pairs of the latest dispute resolution (P4)."""
+    return _checked_round(task) or _latest(task.claim.evidence_rounds.filter(phase=Phase.DISPUTE))
+
+
+def check_of(task: Task) -> QualityCheck | None:
+    """What a P3 or P5 task handed in."""
+    return getattr(task, "quality_check", None)
+
+
+def own_check(task: Task) -> dict:
+    """A submitted blind task's own check as plain values (its read-only page is blind)."""
+    check = check_of(task)
+    if check is None:
+        return {"own_check": None}
+    return {
+        "own_check": {
+            "verdict": check.verdict,
+            "unreadable": check.unreadable,
+            "justification": check.justification,
+        }
+    }
+
+
+def latest_check(claim: Claim) -> QualityCheck | None:
+    """The claim's latest submitted dataset check (P3 or P5), flags at hand: why P4 is here."""
+    return (
+        QualityCheck.objects.filter(claim=claim, is_agreement_sample=False)
+        .exclude(submitted_at=None)
+        .prefetch_related("flags__question", "flags__answer__question")
+        .order_by("-submitted_at")
+        .first()
+    )
+
+
+def checked_rounds(rounds: QuerySet[EvidenceRound]) -> QuerySet[EvidenceRound]:
+    """The evidence rounds among `rounds` that a submitted check judged."""
+    return rounds.filter(quality_checks__submitted_at__isnull=False).distinct()
+
+
+def agreeing_rounds(rounds: QuerySet[EvidenceRound]) -> QuerySet[EvidenceRound]:
+    """The evidence rounds among `rounds` with a check that reached the same verdict."""
+    return rounds.filter(quality_checks__verdict=F("verdict")).distinct()

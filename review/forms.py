@@ -34,6 +34,22 @@ def draft_from_post(post: QueryDict) -> dict:
     }
 
 
+def draft_summary(draft: dict) -> list[tuple[str, str, str]]:
+    """A check's draft as (label, value, form field) rows, for the conflict screen."""
+    verdict = "Unreadable" if draft.get("unreadable") else draft.get("verdict", "")
+    rows = [
+        ("Verdict", verdict, ""),
+        ("Justification", draft.get("justification", ""), "justification"),
+    ]
+    flags = draft.get("flags", {})
+    if flags.get("claim"):
+        words = ", ".join(code.replace("_", " ") for code in flags["claim"])
+        rows.append(("Problems with the claim", words, ""))
+    marked = sum(len(codes) for target, codes in flags.items() if target != "claim")
+    rows.append(("Flags on questions and answers", str(marked), ""))
+    return rows
+
+
 def check_errors(draft: dict, phase: int) -> dict[str, str]:
     """What blocks submission, by field (the rules are review/checks.py's)."""
     errors: dict[str, str] = {}

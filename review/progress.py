@@ -37,6 +37,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Greatest, TruncDate
 from django.utils import timezone
 
+from annotation.assignment import touches
 from annotation.models import Article, Claim, EvidenceRound, PhaseQuota, Task, User
 from annotation.phases import PHASES
 from annotation.vocabulary import Phase
@@ -340,13 +341,7 @@ class _Who:
         used = Counter(
             {
                 (a, p): n
-                for a, p, n in Task.objects.filter(
-                    status__in=(
-                        Task.Status.ASSIGNED,
-                        Task.Status.IN_PROGRESS,
-                        Task.Status.SUBMITTED,
-                    )
-                )
+                for a, p, n in Task.objects.counted_for_quota()
                 .values("annotator_id", "phase")
                 .annotate(n=Count("id"))
                 .values_list("annotator_id", "phase", "n")
@@ -375,7 +370,8 @@ def _touched_by(accounts: list[int]):
         return Value(0, output_field=IntegerField())
     return Coalesce(
         Subquery(
-            Task.objects.filter(article_id=OuterRef("article_id"), annotator_id__in=accounts)
+            touches()
+            .filter(article_id=OuterRef("article_id"), annotator_id__in=accounts)
             .order_by()
             .values("article_id")
             .annotate(n=Count("id"))
@@ -437,9 +433,11 @@ def stuck_tasks(
         page += list(rows[offset:end])
         offset = 0
     touched: dict[int, set[int]] = defaultdict(set)
-    for article_id, annotator_id in Task.objects.filter(
-        article_id__in={t.article_id for t in page}, annotator__isnull=False
-    ).values_list("article_id", "annotator_id"):
+    for article_id, annotator_id in (
+        touches()
+        .filter(article_id__in={t.article_id for t in page})
+        .values_list("article_id", "annotator_id")
+    ):
         touched[article_id].add(annotator_id)
     return [
         {

@@ -57,6 +57,13 @@ def blind_pairs(task: Task, flags: dict | None = None) -> list[dict]:
     return pairs
 
 
+# What differs between the two blind checks' screens.
+SCREENS = {
+    Phase.QUALITY_CHECK: {"post_control": False, "guide": CHECK_GUIDE},
+    Phase.POST_CONTROL: {"post_control": True, "guide": [*CHECK_GUIDE, POST_CONTROL_EXTRA]},
+}
+
+
 def _flag_choices(codes) -> list[tuple[str, str]]:
     labels = dict(ProblemFlag.Code.choices)
     return [(code, labels[code]) for code in codes]
@@ -74,7 +81,7 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
         "draft_version": task.draft_version,
         "phase": task.phase,
         "phase_label": Phase(task.phase).label,
-        "post_control": task.phase == Phase.POST_CONTROL,
+        **SCREENS[task.phase],
         "too_vague": CLAIM_TOO_VAGUE,
         "discard_warning": DISCARD_WARNING,
         "opened_at": task.opened_at,
@@ -88,7 +95,6 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
         ],
         "verdicts": verdict_choices(task.phase),
         "verdict_help": VERDICT_HELP,
-        "guide": CHECK_GUIDE + ([POST_CONTROL_EXTRA] if task.phase == Phase.POST_CONTROL else []),
         "justification_help": JUSTIFICATION_HELP,
         "claim_flags": _flag_choices(CLAIM_FLAG_CODES),
         "question_flags": _flag_choices(QUESTION_FLAG_CODES),
@@ -159,6 +165,9 @@ def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
     p1 = claim.article.tasks.filter(phase=Phase.NORMALISATION).select_related("annotator").first()
     for r in rounds:
         r.diff = evidence_diff(r.based_on, r) if r.based_on_id else None
+        r.is_round = True
+    for card in [*rounds, *checks]:
+        card.title = CARD_TITLES[card.phase]
     return render(
         request,
         "review/claim_history.html",
@@ -175,6 +184,15 @@ def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
             .order_by("phase", "created_at"),
         },
     )
+
+
+# How the claim history names each phase's round or check.
+CARD_TITLES = {
+    Phase.QUESTIONS: "P2 questions and answers",
+    Phase.QUALITY_CHECK: "P3 quality check",
+    Phase.DISPUTE: "P4 dispute resolution",
+    Phase.POST_CONTROL: "P5 post-control",
+}
 
 
 def in_round_order(rounds: list, checks: list) -> list:

@@ -57,6 +57,22 @@ def draft_from_post(post: QueryDict) -> dict:
     }
 
 
+def draft_summary(draft: dict) -> list[tuple[str, str, str]]:
+    """A P2/P4 draft as (label, value, form field) rows, for the conflict screen."""
+    rows: list[tuple[str, str, str]] = []
+    for qi, question in enumerate(draft.get("questions", [])):
+        rows.append((f"Question {qi + 1}", question.get("text", ""), f"q-{qi}-text"))
+        for ai, answer in enumerate(question.get("answers", [])):
+            text = answer.get("text", "") or answer.get("answer_type", "")
+            field = f"q-{qi}-a-{ai}-text" if answer.get("answer_type") != "Boolean" else ""
+            rows.append((f"Q{qi + 1} answer {ai + 1}", text, field))
+            if answer.get("source_url"):
+                rows.append((f"Q{qi + 1} answer {ai + 1} source", answer["source_url"], ""))
+    rows.append(("Claim correction", draft.get("claim_correction", ""), "claim_correction"))
+    rows.append(("Verdict", draft.get("verdict", ""), ""))
+    return rows
+
+
 def evidence_from_draft(draft: dict) -> EvidenceData:
     return EvidenceData(
         questions=[

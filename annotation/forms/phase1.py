@@ -182,6 +182,16 @@ def draft_from_post(post) -> dict:
     return {"claims": claims}
 
 
+def draft_summary(draft: dict) -> list[tuple[str, str, str]]:
+    """A P1 draft as (label, value, form field) rows, for the conflict screen."""
+    rows: list[tuple[str, str, str]] = []
+    for i, claim in enumerate(draft.get("claims", [])):
+        rows.append((f"Claim {i + 1}", claim.get("text", ""), f"claims-{i}-text"))
+        if claim.get("fact_checker_label"):
+            rows.append((f"Claim {i + 1} verdict", claim["fact_checker_label"], ""))
+    return rows
+
+
 class SkipForm(forms.Form):
     reason = forms.ChoiceField(choices=Article.SkipReason.choices, widget=forms.RadioSelect)
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))

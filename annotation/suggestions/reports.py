@@ -8,6 +8,7 @@ from datetime import timedelta
 from django.db.models import Avg, Count, F, Q, QuerySet
 
 from annotation.models import EvidenceRound, Suggestion, Task
+from annotation.phases import review_reads
 from annotation.vocabulary import Phase, SuggestionKind
 
 
@@ -80,8 +81,8 @@ def ab_report(tasks: QuerySet[Task] | None = None) -> list[ArmReport]:
         chosen = tasks.filter(suggestion_arm=arm)
         duration = chosen.aggregate(mean=Avg(F("submitted_at") - F("opened_at")))["mean"]
         rounds = EvidenceRound.objects.filter(task__in=chosen)
-        checked = rounds.filter(quality_checks__submitted_at__isnull=False).distinct()
-        agreeing = checked.filter(quality_checks__verdict=F("verdict")).distinct()
+        checked = review_reads().checked_rounds(rounds)  # checks are review's
+        agreeing = review_reads().agreeing_rounds(checked)
         reports.append(
             ArmReport(
                 arm.label,

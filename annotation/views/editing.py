@@ -13,14 +13,8 @@ from django.views.decorators.http import require_POST
 
 from annotation import assignment, handin
 from annotation.access import own_task_or_404
-from annotation.blindness import EVIDENCE_PHASES
-from annotation.evidence import evidence_problems
-from annotation.forms import evidence as evidence_forms
-from annotation.forms import phase1 as phase1_forms
 from annotation.models import Task
-from annotation.phases import registered
-from annotation.vocabulary import Phase
-from annotation.wording import wording_warnings
+from annotation.phases import parts_of
 
 # Tours a user can dismiss; the name is stored on the account once dismissed.
 TOURS = {"p1", "p2", "p3", "p4", "p5"}
@@ -87,36 +81,7 @@ def hand_in_post(
 
 def draft_summary(phase: int, draft: dict) -> list[tuple[str, str, str]]:
     """A draft as (label, value, form field) rows, for the side-by-side conflict screen."""
-    draft = draft or {}
-    rows: list[tuple[str, str, str]] = []
-    if phase == Phase.NORMALISATION:
-        for i, claim in enumerate(draft.get("claims", [])):
-            rows.append((f"Claim {i + 1}", claim.get("text", ""), f"claims-{i}-text"))
-            if claim.get("fact_checker_label"):
-                rows.append((f"Claim {i + 1} verdict", claim["fact_checker_label"], ""))
-        return rows
-    if phase in (Phase.QUESTIONS, Phase.DISPUTE):
-        for qi, question in enumerate(draft.get("questions", [])):
-            rows.append((f"Question {qi + 1}", question.get("text", ""), f"q-{qi}-text"))
-            for ai, answer in enumerate(question.get("answers", [])):
-                text = answer.get("text", "") or answer.get("answer_type", "")
-                field = f"q-{qi}-a-{ai}-text" if answer.get("answer_type") != "Boolean" else ""
-                rows.append((f"Q{qi + 1} answer {ai + 1}", text, field))
-                if answer.get("source_url"):
-                    rows.append((f"Q{qi + 1} answer {ai + 1} source", answer["source_url"], ""))
-        rows.append(("Claim correction", draft.get("claim_correction", ""), "claim_correction"))
-        rows.append(("Verdict", draft.get("verdict", ""), ""))
-        return rows
-    verdict = "Unreadable" if draft.get("unreadable") else draft.get("verdict", "")
-    rows.append(("Verdict", verdict, ""))
-    rows.append(("Justification", draft.get("justification", ""), "justification"))
-    flags = draft.get("flags", {})
-    if flags.get("claim"):
-        words = ", ".join(code.replace("_", " ") for code in flags["claim"])
-        rows.append(("Problems with the claim", words, ""))
-    marked = sum(len(codes) for target, codes in flags.items() if target != "claim")
-    rows.append(("Flags on questions and answers", str(marked), ""))
-    return rows
+    return parts_of(phase).draft_summary(draft or {})
 
 
 def conflict_context(handed: handin.HandIn, mine: dict) -> dict:
@@ -189,35 +154,6 @@ def _side_by_side(mine, theirs):
         }
 
 
-def draft_parsers():
-    return {
-        Phase.NORMALISATION: phase1_forms.draft_from_post,
-        Phase.QUESTIONS: evidence_forms.draft_from_post,
-        Phase.DISPUTE: evidence_forms.draft_from_post,
-        # The blind checks' form is review's (annotation/phases.py).
-        **{phase: parts.draft_from_post for phase, parts in registered().items()},
-    }
-
-
-def draft_warnings(task: Task, draft: dict) -> dict:
-    """Hints to refresh beside the editor after an autosave."""
-    if task.phase == Phase.NORMALISATION:
-        return {
-            "claims": {
-                i: wording_warnings(c.get("text", ""), c.get("speaker"))
-                for i, c in enumerate(draft.get("claims", []))
-            }
-        }
-    if task.phase in EVIDENCE_PHASES:
-        problems = evidence_problems(
-            evidence_forms.evidence_from_draft(draft), task.claim, phase=task.phase
-        )
-        return {
-            "hints": [(evidence_forms.where(p.path), p.message) for p in problems if not p.blocking]
-        }
-    return {}
-
-
 def _task_view(task: Task) -> dict:
     return {"pk": task.pk, "draft_version": task.draft_version}
 
@@ -228,10 +164,8 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
     """Autosave (and the save sent as a page closes): one hand-in of annotation/handin.py,
     kept as a revision whether or not it becomes the draft."""
     task = own_task_or_404(request.user, pk)
-    parse = draft_parsers().get(task.phase)
-    if parse is None:
-        return HttpResponse(status=404)
-    draft = parse(request.POST)
+    parts = parts_of(task.phase)
+    draft = parts.draft_from_post(request.POST)
     if sent_version(request.POST) is None:
         return HttpResponse("draft_version is missing", status=400)
     # Still typing after the lease lapsed: the task comes back if nobody took it. (Not for a
@@ -249,7 +183,9 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
         response = render(request, "annotation/_save_status.html", context, status=409)
     else:
         context["saved_at"] = timezone.localtime()
-        context.update(draft_warnings(handed.task, draft))
+        # The phase's hints beside the editor, refreshed out of band (annotation/phases.py).
+        context.update(parts.draft_warnings(handed.task, draft))
+        context["warnings_part"] = parts.save_status_part
         response = render(request, "annotation/_save_status.html", context)
     # Where the server keeps what was sent: the tab's journal can let go of it.
     response["X-Revision"] = str(handed.revision.pk)

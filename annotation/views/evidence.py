@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from django.contrib import messages
@@ -40,6 +42,7 @@ from annotation.guidelines import (
     VERDICT_HELP,
 )
 from annotation.models import Claim, DraftRevision, Task
+from annotation.phases import review_reads
 from annotation.suggestions.kinds import kinds_for
 from annotation.views.editing import (
     conflict_context,
@@ -57,19 +60,15 @@ from search_proxy.backends import SearchUnavailable
 TEMPLATE = "annotation/evidence.html"
 
 
+def _no_dispute(task: Task) -> dict:
+    return {}
+
+
 def _dispute_context(task: Task) -> dict:
     """What P4 sees as the reason for the dispute: both verdicts and the checker's notes."""
-    if task.phase != Phase.DISPUTE:
-        return {}
     evidence = task.evidence_shown()
-    # Through the claim's relation: the P3 rounds belong to review, above this app.
-    check = (
-        task.claim.quality_checks.filter(is_agreement_sample=False)
-        .exclude(submitted_at=None)
-        .prefetch_related("flags__question", "flags__answer__question")
-        .order_by("-submitted_at")
-        .first()
-    )
+    # The checks are review's, above this app: read through what review registered.
+    check = review_reads().latest_check(task.claim)
     reopened = (
         task.claim.transitions.filter(
             to_state=Claim.State.DISPUTE, from_state=Claim.State.DISCARDED
@@ -86,10 +85,45 @@ def _dispute_context(task: Task) -> dict:
                 flagged.add(flag.answer.question.position)
     return {
         "disputed_evidence": evidence,
+        "disputed_title": ROUND_TITLES.get(getattr(evidence, "phase", None), P2_ROUND),
         "last_check": check,
+        "check_title": CHECK_TITLES.get(getattr(check, "phase", None), P3_CHECK),
         "reopened": reopened,
         "flagged_questions": flagged,
     }
+
+
+# How the P4 page names the round in dispute and the check that disputed it.
+P2_ROUND = "Verdict of the questions and answers (P2)"
+ROUND_TITLES = {Phase.DISPUTE: "Verdict of the earlier dispute resolution (P4)"}
+P3_CHECK = "Quality check (P3)"
+CHECK_TITLES = {Phase.POST_CONTROL: "Post-control (P5)"}
+
+
+@dataclass(frozen=True)
+class _Editor:
+    """What differs between the two phases this editor serves."""
+
+    guide: list
+    # The draft of a task nothing was saved for yet.
+    start: Callable[[Task], dict]
+    # Why the claim is here (P4: the dispute), shown above the editor.
+    reason: Callable[[Task], dict]
+
+
+def _empty_draft(task: Task) -> dict:
+    return {"questions": [], "verdict": "", "claim_correction": ""}
+
+
+def _pairs_in_dispute(task: Task) -> dict:
+    return draft_from_evidence(task.evidence_shown())
+
+
+EDITORS = {
+    Phase.QUESTIONS: _Editor(guide=P2_GUIDE, start=_empty_draft, reason=_no_dispute),
+    # P4 starts from the pairs in dispute.
+    Phase.DISPUTE: _Editor(guide=P4_GUIDE, start=_pairs_in_dispute, reason=_dispute_context),
+}
 
 
 def field_id(path: str) -> str:
@@ -136,7 +170,7 @@ def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -
         "answer_type_help": ANSWER_TYPE_HELP,
         "media": [(v, label) for v, label in SourceMedium.choices if v],
         "medium_help": SOURCE_MEDIUM_HELP,
-        "guide": P4_GUIDE if task.phase == Phase.DISPUTE else P2_GUIDE,
+        "guide": EDITORS[task.phase].guide,
         "tour": f"p{task.phase}",
         "show_tour": f"p{task.phase}" not in request.user.completed_tours,
         "tour_steps": TOURS[f"p{task.phase}"],
@@ -151,7 +185,7 @@ def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -
         **journal_context(task),
         "search_by_country": service.uses_country(),
         "countries": list(countries),
-        **_dispute_context(task),
+        **EDITORS[task.phase].reason(task),
         **extra,
     }
 
@@ -163,16 +197,23 @@ def _hints(task: Task, draft: dict):
     return [p for p in evidence_problems(evidence, task.claim, phase=task.phase) if not p.blocking]
 
 
+def draft_warnings(task: Task, draft: dict) -> dict:
+    """The evidence rules' hints (not blocking), refreshed beside the editor after an autosave."""
+    problems = evidence_problems(evidence_from_draft(draft), task.claim, phase=task.phase)
+    return {"hints": [(where(p.path), p.message) for p in problems if not p.blocking]}
+
+
+def handed_in(task: Task) -> dict:
+    """The pairs this task handed in, for its read-only page once submitted."""
+    return {"own_evidence": getattr(task, "evidence_round", None)}
+
+
 def evidence_page(request: HttpRequest, task: Task, **extra) -> HttpResponse:
     """The editor with the saved draft restored; P4 starts from the pairs in dispute.
     `extra` fills the side panel (search results, an opened page) for pages without htmx."""
     draft = task.draft if task.draft.get("questions") is not None else None
     if draft is None:
-        draft = (
-            draft_from_evidence(task.evidence_shown())
-            if task.phase == Phase.DISPUTE
-            else {"questions": [], "verdict": "", "claim_correction": ""}
-        )
+        draft = EDITORS[task.phase].start(task)
     return render(request, TEMPLATE, _context(request, task, draft, _hints(task, draft), **extra))
 
 

@@ -3,6 +3,7 @@
 from urllib.parse import quote
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
@@ -249,7 +250,8 @@ def set_sampling(request: HttpRequest) -> HttpResponse:
     try:
         percent = float(request.POST.get("percent", ""))
         workflow.set_agreement_sampling(percent / 100, request.user)
-    except (ValueError, workflow.WorkflowError):
+    except (ValueError, ValidationError):
+        # Not a number, or not a share (AgreementSampling's constraint).
         messages.error(request, "Give a percentage between 0 and 100.")
     else:
         messages.success(request, f"{percent:g}% of new claims will get an extra P2 and P3.")

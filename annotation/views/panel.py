@@ -11,10 +11,9 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import assignment, handin
 from annotation.access import own_task_or_404
-from annotation.blindness import EVIDENCE_PHASES, is_blind
+from annotation.blindness import is_blind
 from annotation.models import Task
 from annotation.phases import parts_of
-from annotation.views import evidence, phase1
 from annotation.visibility import blind_task_context
 from annotation.vocabulary import Phase
 
@@ -78,14 +77,10 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """
     task = own_task_or_404(request.user, pk)
     if task.status == Task.Status.ASSIGNED:
-        assignment.start(task)  # a manager's hand-out starts when first opened
+        task.start()  # a manager's hand-out starts when first opened
     if task.status == Task.Status.IN_PROGRESS:
         task.touch()
-        if task.phase == Phase.NORMALISATION:
-            return phase1.normalisation_page(request, task)
-        if task.phase in EVIDENCE_PHASES:
-            return evidence.evidence_page(request, task)
-        # The blind checks' screen is review's, which builds on annotation.
+        # Each phase's editor (the blind checks' is review's): annotation/phases.py.
         return parts_of(task.phase).screen(request, task)
     own = Task.objects.filter(
         annotator=request.user, phase=task.phase, status=Task.Status.SUBMITTED
@@ -119,14 +114,6 @@ def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "next": next_one,
         "evidence": task.evidence_shown(),
         # What this annotator handed in, so browsing back shows their own work.
-        "own_evidence": getattr(task, "evidence_round", None)
-        if task.status == Task.Status.SUBMITTED
-        else None,
-        "own_check": getattr(task, "quality_check", None)
-        if task.status == Task.Status.SUBMITTED
-        else None,
-        "own_claims": task.article.claims.order_by("position")
-        if task.phase == Phase.NORMALISATION and task.status == Task.Status.SUBMITTED
-        else None,
+        **(parts_of(task.phase).handed_in(task) if task.status == Task.Status.SUBMITTED else {}),
     }
     return render(request, "annotation/task.html", context)

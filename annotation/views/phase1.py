@@ -127,6 +127,21 @@ def normalisation_page(request: HttpRequest, task: Task) -> HttpResponse:
     return render(request, TEMPLATE, _context(request, task, claim_formset(initial=claims)))
 
 
+def draft_warnings(task: Task, draft: dict) -> dict:
+    """The wording hints of each claim, refreshed beside the editor after an autosave."""
+    return {
+        "claims": {
+            i: wording_warnings(c.get("text", ""), c.get("speaker"))
+            for i, c in enumerate(draft.get("claims", []))
+        }
+    }
+
+
+def handed_in(task: Task) -> dict:
+    """The claims this task made, for its read-only page once submitted."""
+    return {"own_claims": task.article.claims.order_by("position")}
+
+
 @require_POST
 @login_required
 def submit(request: HttpRequest, pk: int) -> HttpResponse:

@@ -20,7 +20,6 @@ from annotation.forms.suggestions import (
 from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings
 from annotation.suggestions import generators, kinds, log, reports
 from annotation.suggestions.context import draft_claim_context
-from annotation.vocabulary import Phase
 from search_proxy import fetch
 
 TEMPLATE = "annotation/suggestions.html"
@@ -38,7 +37,8 @@ def suggest(request: HttpRequest, pk: int) -> HttpResponse:
     task = suggesting_task_or_404(request.user, pk)
     context = {"task": task, "kinds": kinds.kinds_for(task)}
     try:
-        if task.phase == Phase.NORMALISATION:
+        # P1 has no claim yet: it is being written, so suggestions start from the form.
+        if task.claim_id is None:
             form = ClaimBeingWrittenForm(request.GET)
             if not form.is_valid():
                 context["unavailable"] = "the claim date must be a date such as 2020-10-31"

@@ -269,3 +269,33 @@ def test_the_one_statement_claim_picks_what_the_pool_query_picks(db):
             claimed = assignment._claim_in_one_statement(person, Phase.QUESTIONS)
         assert claimed == expected
         assert claimed.annotator == person and claimed.status == Task.Status.IN_PROGRESS
+
+
+def test_the_same_article_rule_is_one_definition_in_every_form(annotator, second_annotator):
+    # A released turn still counts: the annotator has seen the article.
+    seen = _pooled(1)[0]
+    Task.objects.create(
+        phase=Phase.NORMALISATION,
+        article=seen.article,
+        annotator=annotator,
+        status=Task.Status.RELEASED,
+    )
+    fresh = _pooled(1)[0]
+    for person, article, touched in (
+        (annotator, seen.article_id, True),
+        (annotator, fresh.article_id, False),
+        (second_annotator, seen.article_id, False),
+    ):
+        assert assignment.has_touched(person, article) is touched
+        in_pool = assignment.claimable_pool(person, Phase.QUESTIONS).filter(article_id=article)
+        assert in_pool.exists() is not touched
+    # The one-statement claim's SQL is the ORM form compiled, with Task's statuses.
+    sql = assignment._claim_sql()
+    assert assignment._touched_articles_sql() in sql
+    assert f"'{Task.Status.POOLED}'" in sql and f"'{Task.Status.IN_PROGRESS}'" in sql
+
+
+def test_held_and_quota_statuses_are_named_once_on_the_task():
+    assert set(Task.HELD_STATUSES) < set(Task.OPEN_STATUSES)
+    assert set(Task.QUOTA_STATUSES) == {*Task.HELD_STATUSES, Task.Status.SUBMITTED}
+    assert all(s in assignment._STANDING_SQL for s in Task.HELD_STATUSES)

@@ -296,6 +296,6 @@ def test_a_released_task_is_not_revived_by_opening_it(crew, manager):
     task = steps.take(crew[1], Phase.QUESTIONS)
     stale_copy = Task.objects.get(pk=task.pk)
     assignment.release_task(task, manager)
-    assignment.start(stale_copy)
+    stale_copy.start()
     stale_copy.refresh_from_db()
     assert stale_copy.status == Task.Status.RELEASED

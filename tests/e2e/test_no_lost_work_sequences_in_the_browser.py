@@ -20,7 +20,7 @@ from django.http import QueryDict
 
 from annotation import handin
 from annotation.models import DraftRevision, Task
-from annotation.views.editing import draft_parsers
+from annotation.phases import parts_of
 from annotation.vocabulary import Phase
 from tests import steps
 from tests.annotation.handing_in import editor_post, handed_in_texts, restorable_texts
@@ -50,7 +50,7 @@ def ready_to_submit(task: Task, text: str) -> Task:
     post = QueryDict(
         urlencode(editor_post(task.phase, text, version=0, tab="", complete=True), True)
     )
-    draft = draft_parsers()[task.phase](post)
+    draft = parts_of(task.phase).draft_from_post(post)
     task.refresh_from_db()
     handin.save(task, draft, version=task.draft_version, author=task.annotator, tab="setup")
     task.refresh_from_db()

@@ -13,7 +13,7 @@ def test_the_demo_accepts_the_400_earliest_claims_and_queues_the_other_articles(
     accepted = Claim.objects.accepted()
     assert accepted.count() == 400
     latest_accepted = max(accepted.values_list("claim_date", flat=True))
-    waiting = Article.objects.awaiting_normalisation()
+    waiting = Article.objects.filter(state=Article.State.AWAITING_NORMALISATION)
     assert waiting.exists()
     assert all(a.claimreview_date >= latest_accepted for a in waiting)
     assert User.objects.filter(role=User.Role.MANAGER).count() == 1
