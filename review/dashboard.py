@@ -6,6 +6,8 @@ only lays them out as named tables (the same rows for the page and each CSV down
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -16,9 +18,10 @@ from annotation.csvfiles import csv_writer
 from annotation.training import TRAINING_PHASES
 from annotation.views.manage import manager_required, show_one_time_passwords
 from review import charts
-from review.agreement import ReportFilter, agreement_report, evidence_agreement
+from review.agreement import ReportFilter
 from review.forms import ReportFilterForm, StuckFixForm
-from review.progress import progress_report
+from review.stored import agreement_report, evidence_figures
+from review.stored import stored_progress_report as progress_report
 
 TABLE_TITLES = {
     "agreement": "Verdict agreement",
@@ -122,8 +125,8 @@ def agreement_tables(agreement: dict) -> dict[str, tuple[list[str], list[list]]]
 def evidence_table(evidence: dict | None) -> tuple[list[str], list[list]]:
     evidence = evidence or {"claims": 0, "q_only": None, "q_and_a": None}
     return (
-        ["claims", "q_only", "q_and_a"],
-        [[evidence["claims"], evidence["q_only"], evidence["q_and_a"]]],
+        ["claims", "q_only", "q_and_a", "pending"],
+        [[evidence["claims"], evidence["q_only"], evidence["q_and_a"], evidence.get("pending")]],
     )
 
 
@@ -213,9 +216,8 @@ def _page_links(request: HttpRequest, pages: dict) -> dict:
 def dashboard(request: HttpRequest) -> HttpResponse:
     form, report_filter = _filter(request)
     printable = request.GET.get("print") == "1"
-    # METEOR is the slow part: the page loads its section afterwards (dashboard_evidence),
-    # except the printable report, which must hold everything.
-    agreement = agreement_report(report_filter, evidence=printable)
+    # Every figure is read from the stored ones (review/stored.py), METEOR scores included.
+    agreement = agreement_report(report_filter)
     # The page shows one page of stuck work (the printable report all of it); its CSV has all.
     progress = progress_report(report_filter, stuck_page=None if printable else _page(request))
     named = tables(agreement, progress)
@@ -229,7 +231,17 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         for v in verdicts.values()
         for short, name in (("Randolph", "randolph_kappa"), ("Fleiss", "fleiss_kappa"))
     ]
+    as_of = {
+        name: datetime.fromisoformat(figures["stored"]["computed_at"])
+        for name, figures in (("verdicts", agreement), ("progress", progress))
+    }
     context = {
+        "as_of": as_of,
+        "stale": {
+            name: as_of[name]
+            for name, figures in (("verdicts", agreement), ("progress", progress))
+            if not figures["stored"]["current"]
+        },
         "form": form,
         "query": request.GET.urlencode(),
         "printable": printable,
@@ -258,7 +270,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 def dashboard_evidence(request: HttpRequest) -> HttpResponse:
     """The evidence-agreement section: a fragment for htmx, the section alone without it."""
     _, report_filter = _filter(request)
-    evidence = evidence_agreement(report_filter.claims())
+    evidence = evidence_figures(report_filter.claims())
     header, rows = evidence_table(evidence)
     context = {
         "evidence": evidence,
@@ -276,7 +288,6 @@ def dashboard_csv(request: HttpRequest, table: str) -> HttpResponse:
     if table in PROGRESS_TABLES:
         header, rows = progress_tables(progress_report(report_filter))[table]
     else:
-        # METEOR is the slow part; only its own table needs it.
         agreement = agreement_report(report_filter, evidence=table == "evidence")
         header, rows = agreement_tables(agreement)[table]
     response = HttpResponse(content_type="text/csv; charset=utf-8")
