@@ -161,25 +161,29 @@ class EvidenceScore(models.Model):
 
     Derived data, computed once per pair by a Celery job (review/tasks.py) after the second
     round is stored, and again when either round changes (`signature` is a digest of both QA
-    sets as scored). The evidence panel averages these rows, which equals the scorer's figure
-    over the same claims: its q_only and q_and_a are means of per-claim scores.
+    sets as scored). The hand-in that queues the job stores the row without scores (pending),
+    so the panel counts pending pairs from this table alone. The panel averages the scores,
+    which equals the scorer's figure over the same claims: its q_only and q_and_a are means
+    of per-claim scores.
     """
 
     claim = models.OneToOneField(
         "annotation.Claim", on_delete=models.CASCADE, primary_key=True, related_name="+"
     )
     sample_round = models.ForeignKey(
-        "annotation.EvidenceRound", on_delete=models.CASCADE, related_name="+"
+        "annotation.EvidenceRound", null=True, on_delete=models.CASCADE, related_name="+"
     )
     own_round = models.ForeignKey(
-        "annotation.EvidenceRound", on_delete=models.CASCADE, related_name="+"
+        "annotation.EvidenceRound", null=True, on_delete=models.CASCADE, related_name="+"
     )
-    signature = models.CharField(max_length=64)
-    q_only = models.FloatField()
-    q_and_a = models.FloatField()
-    scored_at = models.DateTimeField(default=timezone.now)
+    signature = models.CharField(max_length=64, blank=True)
+    q_only = models.FloatField(null=True)
+    q_and_a = models.FloatField(null=True)
+    scored_at = models.DateTimeField(null=True)
 
     def __str__(self) -> str:
+        if self.q_only is None:
+            return f"claim {self.claim_id}: METEOR pending"
         return f"claim {self.claim_id}: METEOR {self.q_only:.3f} / {self.q_and_a:.3f}"
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, QuerySet, Sum
+from django.db.models import Count, QuerySet, Sum
 from django.utils import timezone
 
 from annotation.models import Claim, EvidenceRound
@@ -173,6 +173,7 @@ def _score_pairs(pairs: list[tuple[EvidenceRound, EvidenceRound]]) -> list[Evide
             signature=_signature(first, second),
             q_only=float(q_only),
             q_and_a=float(q_and_a),
+            scored_at=timezone.now(),
         )
         for (sample, own), first, second, q_only, q_and_a in zip(
             pairs, firsts, seconds, matched.q_only, matched.evidence, strict=True
@@ -190,7 +191,11 @@ def score_evidence(claim_id: int) -> bool:
     sample, own = pairs[0]
     signature = _signature(qa_record(sample), qa_record(own))
     if EvidenceScore.objects.filter(
-        claim_id=claim_id, signature=signature, sample_round=sample, own_round=own
+        claim_id=claim_id,
+        signature=signature,
+        sample_round=sample,
+        own_round=own,
+        q_only__isnull=False,
     ).exists():
         return False
     [score] = _score_pairs(pairs)
@@ -212,29 +217,17 @@ def score_evidence(claim_id: int) -> bool:
     return True
 
 
-def evidence_pairs(claims: QuerySet[Claim]) -> QuerySet[Claim]:
-    """The claims of `claims` with two P2 QA sets to compare (as `double_annotated_pairs`
-    pairs them: a handed-in sample round, and a handed-in own round with questions)."""
-    p2 = EvidenceRound.objects.filter(
-        claim=OuterRef("pk"), phase=Phase.QUESTIONS, submitted_at__isnull=False
-    )
-    return claims.filter(
-        Exists(p2.filter(is_agreement_sample=True)),
-        Exists(p2.filter(is_agreement_sample=False, questions__isnull=False)),
-    )
-
-
 def evidence_figures(claims: QuerySet[Claim]) -> dict:
-    """The evidence agreement of these claims from the stored scores: the same means the
-    scorer gives over the same pairs (in claim order, as it takes them), and how many pairs
-    wait for their score."""
-    paired = evidence_pairs(claims)
-    scores = list(
-        EvidenceScore.objects.filter(claim__in=paired)
+    """The evidence agreement of these claims from the stored scores (one indexed read):
+    the same means the scorer gives over the same pairs (in claim order, as it takes them),
+    and how many pairs wait for their score."""
+    rows = list(
+        EvidenceScore.objects.filter(claim__in=claims)
         .order_by("claim_id")
         .values_list("q_only", "q_and_a")
     )
-    pending = paired.count() - len(scores)
+    scores = [row for row in rows if row[0] is not None]
+    pending = len(rows) - len(scores)
     if not scores:
         return {"claims": 0, "q_only": None, "q_and_a": None, "pending": pending}
     values = np.array(scores, dtype=np.float64)
@@ -263,6 +256,10 @@ def on_evidence_round_saved(sender, instance, **kwargs) -> None:
         submitted_at__isnull=False,
         is_agreement_sample=not instance.is_agreement_sample,
     ).exists():
+        # Pending until the job has scored it (a score already there stays until replaced).
+        EvidenceScore.objects.bulk_create(
+            [EvidenceScore(claim_id=instance.claim_id)], ignore_conflicts=True
+        )
         queue_evidence_score(instance.claim_id)
 
 
@@ -283,7 +280,7 @@ def rebuild_evidence(
             fields = ("sample_round_id", "own_round_id", "signature", "q_only", "q_and_a")
             if w is None:
                 differences.append(f"claim {claim_id}: stale evidence score (no pair)")
-            elif h is None:
+            elif h is None or h.q_only is None:
                 differences.append(f"claim {claim_id}: evidence score missing")
             elif any(getattr(w, f) != getattr(h, f) for f in fields):
                 differences.append(

@@ -130,7 +130,8 @@ def test_the_second_p2_round_queues_its_meteor_score_and_a_redelivery_does_nothi
 
 
 def test_the_evidence_panel_counts_unscored_pairs_as_pending(client, agreement_claims):
-    EvidenceScore.objects.all().delete()
+    # The hand-ins stored each pair as pending; no worker has scored them yet.
+    assert EvidenceScore.objects.filter(q_only__isnull=True).count() == 3
     client.force_login(User.objects.create(username="boss", role=User.Role.MANAGER))
 
     response = client.get(reverse("review:dashboard-evidence"))
