@@ -96,7 +96,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "evidence": agreement["evidence"],
         "progress": progress,
         "stuck_links": _page_links(request, progress["stuck_pages"]),
-        "tables": {key: page_table(key, h, r) for key, (h, r) in named.items()},
+        "tables": {key: page_table(key, h, r, whole=printable) for key, (h, r) in named.items()},
         "charts": {
             "kappa": charts.kappa_bars(kappa_rows, "Kappa per comparison with 95% intervals"),
             "throughput": charts.stacked_days(

@@ -171,10 +171,27 @@ def progress_tables(progress: dict) -> dict[str, tuple[list[str], list[list]]]:
     return out
 
 
-def page_table(key: str, header: list[str], rows: list[list]) -> dict:
+# Tables the page cuts to their weakest rows (the CSV and the printable report keep every
+# row): a campaign of 200 annotators has a thousand and more annotator pairs.
+PAGE_ROWS = {"annotator_pairs": 50}
+
+
+def _weakest_first(row: list) -> tuple:
+    kappa = row[-1]
+    return (kappa is None, kappa if kappa is not None else 0.0)
+
+
+def page_table(key: str, header: list[str], rows: list[list], *, whole: bool = False) -> dict:
     """A table for review/_table.html, its body rendered here: thousands of cells (per
-    annotator, per pair, per day) cost a template loop most of a page's time."""
+    annotator, per day) cost a template loop most of a page's time. Unless `whole`, a table
+    of PAGE_ROWS shows its weakest rows only, and says so."""
+    note = ""
+    limit = None if whole else PAGE_ROWS.get(key)
+    if limit is not None and len(rows) > limit:
+        note = f"The {limit} lowest of {len(rows)}; the CSV holds every row."
+        rows = sorted(rows, key=_weakest_first)[:limit]
     starts = [f'<td data-label="{escape(heading(h))}">' for h in header]
+    # Every cell is escaped here.
     body = mark_safe(
         "".join(
             "<tr>"
@@ -186,4 +203,4 @@ def page_table(key: str, header: list[str], rows: list[list]) -> dict:
             for row in rows
         )
     )
-    return {"title": TABLE_TITLES[key], "header": header, "rows": rows, "body": body}
+    return {"title": TABLE_TITLES[key], "header": header, "rows": rows, "body": body, "note": note}
