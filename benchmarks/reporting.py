@@ -3,19 +3,24 @@
 Builds N double-annotated claims (two P2 rounds with two QA pairs each, two P3 checks, five
 annotators per claim out of 200) with their work spread over 70 days, plus waiting tasks
 (P1 articles and P5 claims, some of them stuck: the accounts qualified for P5 are few and
-some are at quota). Then times, at each size, in one run:
+some are at quota), with bulk_create (a progress bar per table), then ANALYZE; rebuilds the
+stored ratings and scores every METEOR pair. Then times, at each size, in one run, median
+and p95:
 
-- the functions: verdict agreement from the raw rows (`verdict_ratings`, as before issue 27)
-  and from the stored ratings; progress figures by the former per-row code (the oracle of
-  tests/review/test_progress_aggregates.py) and by the aggregated queries;
-- the real views through Django's test client (dashboard page, a CSV download,
-  /api/v1/progress/), once with the former computation patched in and once as shipped;
-- the cost a hand-in pays to keep the figures current (review/stored.py's refresh of one
-  claim, run by the post_save hook inside the hand-in's transaction), and its queries.
+- the functions: verdict agreement from the raw rows (as before issue 27) and as stored;
+  progress by the former per-row code (the oracle of tests/review/test_progress_aggregates.py)
+  and as stored;
+- the real views through Django's test client (dashboard page, evidence panel, CSVs,
+  /api/v1/agreement/ and /api/v1/progress/, a date filter), once with the former computation
+  patched in and once as shipped; the page just after a hand-in (stale figures shown, one
+  job queued); a filter's first visit; the Celery job that computes a stale report;
+- the cost a hand-in pays to keep the figures current (review/stored.py's post_save hooks of
+  a stored P2 round inside its transaction), and its queries.
 
 Run from the project root:
 
-    .venv/bin/python benchmarks/reporting.py [--claims 1000 10000] [--repeat 5]
+    .venv/bin/python benchmarks/reporting.py [--claims 1000 10000 50000] [--repeat 20]
+        [--old-repeat 3] [--old-up-to 10000]
 
 It works in its own database (averitec_bench_wt27 by default, created when missing) and
 empties its tables before each size, so it refuses any database whose name lacks "bench".
