@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 import numpy as np
+from celery import current_app
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
@@ -54,6 +56,8 @@ from review.agreement import (
 )
 from review.models import AgreementRating, EvidenceScore, StoredReport
 from review.progress import progress_report
+
+logger = logging.getLogger(__name__)
 
 
 def _computed(claims: QuerySet[Claim]) -> dict[int, Counter[tuple]]:
@@ -239,10 +243,22 @@ def evidence_figures(claims: QuerySet[Claim]) -> dict:
     }
 
 
-def queue_evidence_score(claim_id: int) -> None:
-    from review import tasks
+def _after_commit(task_name: str, *args) -> None:
+    """Queue a job once the caller's transaction commits. A broker that is down costs only
+    the head start, never the hand-in: the row stays pending (or stale) until the next
+    change queues a job again or `rebuild_figures` fills it."""
 
-    transaction.on_commit(lambda: tasks.score_evidence.delay(claim_id))
+    def send() -> None:
+        try:
+            current_app.signature(task_name, args=args).apply_async()
+        except Exception:
+            logger.exception("could not queue %s%r", task_name, args)
+
+    transaction.on_commit(send)
+
+
+def queue_evidence_score(claim_id: int) -> None:
+    _after_commit("review.tasks.score_evidence", claim_id)
 
 
 def on_evidence_round_saved(sender, instance, **kwargs) -> None:
@@ -368,10 +384,7 @@ def refresh_report(kind: str, report_filter: ReportFilter) -> dict:
 
 
 def queue_report(kind: str, report_filter: ReportFilter) -> None:
-    from review import tasks
-
-    key = filter_key(report_filter)
-    transaction.on_commit(lambda: tasks.refresh_report.delay(kind, key))
+    _after_commit("review.tasks.refresh_report", kind, filter_key(report_filter))
 
 
 @dataclass

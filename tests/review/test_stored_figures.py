@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import EvidenceRound, User
+from annotation.models import Claim, EvidenceRound, User
 from annotation.vocabulary import Phase
 from review import stored, tasks
 from review.agreement import ReportFilter, agreement_report, verdict_ratings
@@ -90,9 +90,11 @@ def test_a_stale_report_is_shown_while_one_job_computes_the_next(
     assert not stale["stored"]["current"] and not again["stored"]["current"]
     assert stale["verdicts"] == first["verdicts"]
     assert len(queued) == 1  # one job for this version, however many visits
-    with mock.patch.object(tasks.refresh_report, "delay") as delay:
+    with mock.patch("review.stored.current_app.signature") as signature:
         queued[0]()
-    delay.assert_called_once_with(stored.VERDICT_FIGURES, "||")
+    signature.assert_called_once_with(
+        "review.tasks.refresh_report", args=(stored.VERDICT_FIGURES, "||")
+    )
     assert tasks.refresh_report(stored.VERDICT_FIGURES, "||") is True
     assert tasks.refresh_report(stored.VERDICT_FIGURES, "||") is False
     fresh = stored.agreement_report(evidence=False)
@@ -168,3 +170,19 @@ def test_a_planted_drift_in_any_stored_figure_is_found_by_the_check(agreement_cl
     call_command("rebuild_figures", verbosity=0)
     call_command("rebuild_figures", "--check", verbosity=0)
     call_command("rebuild_agreement", "--check", verbosity=0)  # the former name
+
+
+def test_a_broker_that_is_down_does_not_fail_the_hand_in_and_the_pair_stays_pending(
+    agreement_claims, django_capture_on_commit_callbacks
+):
+    claim = agreement_claims[0]
+    sample = EvidenceRound.objects.get(claim=claim, phase=Phase.QUESTIONS, is_agreement_sample=True)
+    EvidenceScore.objects.all().delete()
+
+    down = mock.patch("review.stored.current_app.signature", side_effect=OSError("no broker"))
+    with down, django_capture_on_commit_callbacks(execute=True) as queued:
+        sample.save()
+
+    assert len(queued) == 1
+    assert EvidenceScore.objects.get(claim=claim).q_only is None
+    assert stored.evidence_figures(Claim.objects.filter(pk=claim.pk))["pending"] == 1
