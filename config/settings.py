@@ -372,6 +372,10 @@ AGREEMENT_MIN_PAIR_OVERLAP = env_int("AGREEMENT_MIN_PAIR_OVERLAP", 10, minimum=1
 SPEED_TRAP_SECONDS = env_int("SPEED_TRAP_SECONDS", 24, minimum=1)
 # The dashboard's stuck-work panel shows this many tasks per page (its CSV holds them all).
 STUCK_PAGE_SIZE = env_int("STUCK_PAGE_SIZE", 50, minimum=1)
+# The dashboard's progress figures are stored per filter and computed again (by a Celery job,
+# the page showing the stored ones meanwhile) when older than this many seconds; 0 computes
+# them on every request.
+REPORT_PROGRESS_MAX_AGE = env_int("REPORT_PROGRESS_MAX_AGE", 60, minimum=0)
 # Managers see articles, labels and verdicts while they manage: by default they take no
 # blind (P3, P5) tasks, whatever phases their account lists.
 MANAGERS_TAKE_BLIND_TASKS = env_bool("MANAGERS_TAKE_BLIND_TASKS", False)

@@ -58,6 +58,7 @@ __all__ = [
     "Matched",
     "Scores",
     "ScoringInputError",
+    "claim_scores",
     "evidence_strings",
     "hungarian_meteor",
     "match_evidence",
@@ -581,6 +582,21 @@ def score(
         distinct_pairs=matched.distinct_pairs,
         evidence=[float(e) for e in matched.evidence],
     )
+
+
+def claim_scores(
+    predictions: list[dict],
+    references: list[dict],
+    *,
+    processes: int | None = 1,
+    progress: Progress = _no_progress,
+) -> Matched:
+    """The per-claim Hungarian METEOR that :func:`score` averages: its ``q_only`` and
+    ``q_and_a`` are the means of ``Matched.q_only`` and ``Matched.evidence`` (the reports
+    store one claim's scores and average them; review/stored.py)."""
+    check(predictions, references)
+    comparisons = [_comparison(p, r) for p, r in zip(predictions, references, strict=True)]
+    return match_evidence(comparisons, processes=processes, progress=progress)
 
 
 def count_pairs(predictions: list[dict], references: list[dict]) -> int:

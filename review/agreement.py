@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from annotation.models import Claim, EvidenceRound
 from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase, Verdict
@@ -161,9 +161,19 @@ def stored_ratings(comparison: str, claims: QuerySet[Claim]) -> list[Rating]:
     ]
 
 
+def _counted(rows: QuerySet, first: str, second: str) -> list[tuple[str, str]]:
+    """The (first, second) pairs of these rows, counted by the database (one row per pair
+    of labels) and expanded for `confusion_matrix`."""
+    return [
+        (a, b)
+        for a, b, n in rows.values_list(first, second).annotate(n=Count("id")).order_by()
+        for _ in range(n)
+    ]
+
+
 def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
     """P1 fact-checker label vs P2, P2 vs P3 and P4 vs P5, as count tables."""
-    p1_p2 = list(
+    p1_p2 = _counted(
         EvidenceRound.objects.filter(
             claim__in=claims,
             phase=Phase.QUESTIONS,
@@ -171,10 +181,20 @@ def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
             submitted_at__isnull=False,
             verdict__isnull=False,
             claim__fact_checker_label__isnull=False,
-        ).values_list("claim__fact_checker_label", "verdict")
+        ),
+        "claim__fact_checker_label",
+        "verdict",
     )
-    p2_p3 = [(row[5], row[3]) for row in _checks(claims, Phase.QUALITY_CHECK)]
-    p4_p5 = [(row[5], row[3]) for row in _checks(claims, Phase.POST_CONTROL)]
+    p2_p3, p4_p5 = (
+        _counted(
+            QualityCheck.objects.filter(
+                claim__in=claims, phase=phase, submitted_at__isnull=False, verdict__isnull=False
+            ),
+            "evidence_round__verdict",
+            "verdict",
+        )
+        for phase in (Phase.QUALITY_CHECK, Phase.POST_CONTROL)
+    )
     specs = [
         ("p1_p2", "P1 fact-checker label", "P2 verdict", p1_p2, VERDICTS, VERDICTS),
         ("p2_p3", "P2 verdict", "P3 verdict", p2_p3, VERDICTS, VERDICTS),
@@ -276,28 +296,30 @@ def evidence_agreement(claims: QuerySet[Claim], progress: scoring.Progress | Non
 # --- The report --------------------------------------------------------------------------
 
 
-def agreement_report(
-    report_filter: ReportFilter | None = None,
-    *,
-    evidence: bool = True,
-    progress: scoring.Progress | None = None,
+def verdict_figures(
+    claims: QuerySet[Claim],
     ratings: Callable[[str, QuerySet[Claim]], list[Rating]] | None = None,
 ) -> dict:
-    """Every agreement figure for the claims the filter selects, ready for JSON.
-
-    The verdict figures aggregate the stored ratings (`stored_ratings`); `ratings` may name
-    another source of the same ratings (`verdict_ratings` computes them from the raw rows).
-    `progress` is called with the number of METEOR pairs done for the evidence agreement.
-    """
+    """Every comparison's verdict figures (kappas with bootstrap intervals, per label, per
+    annotator pair) over these claims, from the stored ratings or `ratings`."""
     ratings = ratings or stored_ratings
-    report_filter = report_filter or ReportFilter()
-    claims = report_filter.claims()
     min_overlap = settings.AGREEMENT_MIN_PAIR_OVERLAP
     verdicts = {}
     for key, title in COMPARISONS.items():
         labels = POST_CONTROL_VERDICTS if key == "p4_p5" else VERDICTS
         figures = verdict_agreement(ratings(key, claims), labels, min_pair_overlap=min_overlap)
         verdicts[key] = {"title": title, "short": SHORT_NAMES[key], **figures}
+    return verdicts
+
+
+def assemble_report(
+    report_filter: ReportFilter,
+    verdicts: dict,
+    confusion: list[dict],
+    evidence: dict | None,
+    **more,
+) -> dict:
+    """The report's one shape, whichever way its parts were obtained."""
     return {
         "filter": report_filter.as_dict(),
         **{
@@ -306,6 +328,32 @@ def agreement_report(
             for name in ("randolph_kappa", "fleiss_kappa", "percent_agreement", "items")
         },
         "verdicts": verdicts,
-        "confusion": confusion_matrices(claims),
-        "evidence": evidence_agreement(claims, progress) if evidence else None,
+        "confusion": confusion,
+        "evidence": evidence,
+        **more,
     }
+
+
+def agreement_report(
+    report_filter: ReportFilter | None = None,
+    *,
+    evidence: bool = True,
+    progress: scoring.Progress | None = None,
+    ratings: Callable[[str, QuerySet[Claim]], list[Rating]] | None = None,
+) -> dict:
+    """Every agreement figure for the claims the filter selects, computed now.
+
+    The surfaces read the stored figures instead (review/stored.py's `agreement_report`);
+    this is their definition and the rebuild's reference. The verdict figures aggregate the
+    stored ratings (`stored_ratings`); `ratings` may name another source of the same ratings
+    (`verdict_ratings` computes them from the raw rows). `progress` is called with the
+    number of METEOR pairs done for the evidence agreement.
+    """
+    report_filter = report_filter or ReportFilter()
+    claims = report_filter.claims()
+    return assemble_report(
+        report_filter,
+        verdict_figures(claims, ratings),
+        confusion_matrices(claims),
+        evidence_agreement(claims, progress) if evidence else None,
+    )

@@ -11,9 +11,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.serializers import ErrorSerializer
-from review.agreement import ReportFilter, agreement_report
+from review.agreement import ReportFilter
 from review.forms import ReportFilterForm
-from review.progress import progress_report
+from review.stored import agreement_report
+from review.stored import stored_progress_report as progress_report
 
 FILTER_PARAMETERS = [
     OpenApiParameter("batch", int, description="only claims of this batch (id); 404 if none"),

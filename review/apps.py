@@ -22,6 +22,10 @@ class ReviewConfig(AppConfig):
             post_save.connect(
                 stored.on_verdict_saved, sender=model, dispatch_uid=f"ratings-{model}"
             )
+        # A claim's second P2 QA set queues its METEOR score (once the hand-in commits).
+        post_save.connect(
+            stored.on_evidence_round_saved, sender=EvidenceRound, dispatch_uid="evidence-score"
+        )
 
         for phase, submit, submit_serializer, evidence_shown in (
             (

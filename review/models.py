@@ -154,3 +154,59 @@ class AgreementRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.comparison} {self.item}: {self.annotator} said {self.label}"
+
+
+class EvidenceScore(models.Model):
+    """Hungarian METEOR between the two P2 QA sets of one double-annotated claim.
+
+    Derived data, computed once per pair by a Celery job (review/tasks.py) after the second
+    round is stored, and again when either round changes (`signature` is a digest of both QA
+    sets as scored). The hand-in that queues the job stores the row without scores (pending),
+    so the panel counts pending pairs from this table alone. The panel averages the scores,
+    which equals the scorer's figure over the same claims: its q_only and q_and_a are means
+    of per-claim scores.
+    """
+
+    claim = models.OneToOneField(
+        "annotation.Claim", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    sample_round = models.ForeignKey(
+        "annotation.EvidenceRound", null=True, on_delete=models.CASCADE, related_name="+"
+    )
+    own_round = models.ForeignKey(
+        "annotation.EvidenceRound", null=True, on_delete=models.CASCADE, related_name="+"
+    )
+    signature = models.CharField(max_length=64, blank=True)
+    q_only = models.FloatField(null=True)
+    q_and_a = models.FloatField(null=True)
+    scored_at = models.DateTimeField(null=True)
+
+    def __str__(self) -> str:
+        if self.q_only is None:
+            return f"claim {self.claim_id}: METEOR pending"
+        return f"claim {self.claim_id}: METEOR {self.q_only:.3f} / {self.q_and_a:.3f}"
+
+
+class StoredReport(models.Model):
+    """A report's figures for one filter, as computed at one version of their source rows.
+
+    Derived data (review/stored.py): the verdict figures are stamped with a digest of the
+    stored ratings (changes with any hand-in that changes one), progress with a time slot.
+    A visit reads the row; a stale row is shown while a Celery job computes the new one.
+    Kept as JSON text: jsonb would reorder the keys, which are the tables' row order.
+    """
+
+    kind = models.CharField(max_length=20)
+    key = models.CharField(max_length=80, help_text="The filter: batch|start|end.")
+    version = models.CharField(max_length=80)
+    queued_version = models.CharField(max_length=80, blank=True)
+    figures = models.TextField()
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "key"], name="one_stored_report_per_filter")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} [{self.key}] at {self.version}"

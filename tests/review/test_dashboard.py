@@ -8,11 +8,13 @@ from django.urls import reverse
 
 from annotation.models import Batch, User
 from annotation.vocabulary import Phase
+from review import stored, tables
 from review.progress import stuck_tasks
 from tests.factories import AnnotatorFactory
 from tests.review.test_progress import _disputed_claim
 
 DASHBOARD = reverse("review:dashboard")
+CSV_PAIRS = reverse("review:dashboard-csv", args=["annotator_pairs"])
 
 
 def test_a_manager_sees_the_figures_charts_and_tables(client, manager, agreement_claims):
@@ -144,19 +146,20 @@ def test_a_fix_naming_nobody_is_refused_with_a_message(client, manager, stuck_in
     assert len(stuck_tasks()) == 1
 
 
-def test_the_evidence_section_loads_after_the_page_and_prints_with_it(
+def test_the_evidence_section_reads_the_stored_scores_on_the_page_and_in_its_fragment(
     client, manager, agreement_claims
 ):
+    stored.rebuild_evidence()  # the METEOR jobs a worker runs after the hand-ins
     client.force_login(manager)
 
-    page = client.get(DASHBOARD).content.decode()
+    page = client.get(DASHBOARD)
     fragment = client.get(reverse("review:dashboard-evidence"), HTTP_HX_REQUEST="true")
     printable = client.get(DASHBOARD, {"print": "1"})
 
-    assert 'hx-get="/review/dashboard/evidence/"' in page
+    assert page.context["evidence"]["claims"] == 3
+    assert 'id="evidence"' in page.content.decode()
     assert fragment.status_code == 200
     assert fragment.context["evidence"]["claims"] == 3
-    assert 'id="evidence"' in fragment.content.decode()
     assert "<html" not in fragment.content.decode()
     assert printable.context["evidence"]["claims"] == 3
 
@@ -165,3 +168,30 @@ def test_the_evidence_section_is_for_managers_only(client, annotator):
     client.force_login(annotator)
 
     assert client.get(reverse("review:dashboard-evidence")).status_code == 403
+
+
+def test_the_page_shows_the_weakest_annotator_pairs_and_the_csv_every_pair(
+    client, manager, agreement_claims, settings, monkeypatch
+):
+    settings.AGREEMENT_MIN_PAIR_OVERLAP = 1
+    monkeypatch.setitem(tables.PAGE_ROWS, "annotator_pairs", 2)
+    client.force_login(manager)
+
+    page = client.get(DASHBOARD)
+    rows = list(csv.reader(io.StringIO(client.get(CSV_PAIRS).content.decode())))[1:]
+    printable = client.get(DASHBOARD, {"print": "1"})
+
+    shown = page.context["tables"]["annotator_pairs"]
+    assert len(rows) > 2
+    assert len(shown["rows"]) == 2
+    kappas = sorted((float(r[-1]) for r in rows if r[-1]), key=float)
+    assert [r[-1] for r in shown["rows"]] == pytest.approx(kappas[:2])
+    assert f"The 2 lowest of {len(rows)}" in page.content.decode()
+    assert len(printable.context["tables"]["annotator_pairs"]["rows"]) == len(rows)
+
+
+def test_table_cells_are_escaped():
+    table = tables.page_table("annotators", ["annotator"], [["<b>eve</b>"]])
+
+    assert "&lt;b&gt;eve&lt;/b&gt;" in table["body"]
+    assert "<b>" not in table["body"]

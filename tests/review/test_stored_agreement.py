@@ -14,7 +14,7 @@ from annotation.models import User
 from annotation.vocabulary import Verdict
 from review import stored
 from review.agreement import ReportFilter, agreement_report, verdict_ratings
-from review.models import AgreementRating
+from review.models import AgreementRating, StoredReport
 from tests import steps
 from tests.review.random_workflow import random_workflow
 
@@ -62,6 +62,7 @@ def test_the_rebuild_finds_and_repairs_a_drifted_figure(agreement_claims):
 
     assert differences and all(d.missing or d.extra for d in differences)
     assert stored.rebuild(fix=False) == []
+    call_command("rebuild_figures", verbosity=0)  # the evidence scores of the fixture too
     call_command("rebuild_agreement", "--check", verbosity=0)
 
 
@@ -69,10 +70,12 @@ def test_the_dashboard_csv_and_api_read_the_stored_ratings(client, agreement_cla
     client.force_login(User.objects.create(username="boss", role=User.Role.MANAGER))
     csv_before = client.get(reverse("review:dashboard-csv", args=["agreement"])).content
     # Drift the stored rows on purpose: every surface must show it (and the rebuild undo it).
+    # Rows rewritten in place keep the version stamp, so the stored report goes too.
     AgreementRating.objects.filter(comparison="parallel_p2").update(label="Refuted")
+    StoredReport.objects.all().delete()
 
     csv_after = client.get(reverse("review:dashboard-csv", args=["agreement"])).content
-    stored.rebuild()
+    call_command("rebuild_figures", verbosity=0)  # the ratings, then the stored reports
 
     assert csv_after != csv_before
     assert client.get(reverse("review:dashboard-csv", args=["agreement"])).content == csv_before

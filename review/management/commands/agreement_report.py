@@ -4,12 +4,11 @@ from datetime import date
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
 from annotation.models import Batch
-from review.agreement import POST_CONTROL_VERDICTS, VERDICTS, ReportFilter, agreement_report
+from review.agreement import POST_CONTROL_VERDICTS, VERDICTS, ReportFilter
 from review.kappa import RatingsFileError, read_ratings_csv, verdict_agreement
-from review.progress import progress_report
+from review.stored import agreement_report, stored_progress_report
 
 
 def _date(text: str) -> date:
@@ -46,7 +45,7 @@ class Command(BaseCommand):
         parser.add_argument("--start", type=_date, help="only claims created on or after")
         parser.add_argument("--end", type=_date, help="only claims created on or before")
         parser.add_argument(
-            "--no-evidence", action="store_true", help="skip the (slower) evidence METEOR"
+            "--no-evidence", action="store_true", help="leave out the evidence METEOR"
         )
 
     def handle(self, *args, **options):
@@ -104,12 +103,10 @@ class Command(BaseCommand):
         if options["start"] and options["end"] and options["start"] > options["end"]:
             raise CommandError("--start is after --end")
         report_filter = ReportFilter(batch_id, options["start"], options["end"])
-        quiet = options["verbosity"] == 0
-        with tqdm(desc="Evidence agreement (METEOR pairs)", unit="pair", disable=quiet) as bar:
-            agreement = agreement_report(
-                report_filter, evidence=not options["no_evidence"], progress=bar.update
-            )
-        return {**agreement, "progress": progress_report(report_filter)}
+        # The stored figures, brought up to date first: the command's reader wants them now.
+        agreement = agreement_report(report_filter, evidence=not options["no_evidence"], fresh=True)
+        progress = stored_progress_report(report_filter, fresh=True)
+        return {**agreement, "progress": progress}
 
 
 def _figure(value) -> str:
@@ -149,6 +146,7 @@ def _text(report: dict) -> str:
         lines.append(
             f"Evidence agreement on {ev['claims']} claims: questions {_figure(ev['q_only'])}, "
             f"questions and answers {_figure(ev['q_and_a'])}"
+            + (f" ({ev['pending']} pairs not scored yet)" if ev.get("pending") else "")
         )
     if "progress" in report:
         progress = report["progress"]
