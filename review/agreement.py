@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 
 from annotation.models import Claim, EvidenceRound
-from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase, Verdict
+from annotation.vocabulary import BLIND_PHASES, CLAIM_TOO_VAGUE, Phase, Verdict
 from pipeline import scoring
 from review.kappa import Rating, confusion_matrix, verdict_agreement
 from review.models import AgreementRating, QualityCheck
@@ -193,7 +193,7 @@ def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
             "evidence_round__verdict",
             "verdict",
         )
-        for phase in (Phase.QUALITY_CHECK, Phase.POST_CONTROL)
+        for phase in sorted(BLIND_PHASES)  # P3, then P5
     )
     specs = [
         ("p1_p2", "P1 fact-checker label", "P2 verdict", p1_p2, VERDICTS, VERDICTS),

@@ -14,9 +14,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import accounts
+from annotation.access import manager_required
 from annotation.csvfiles import csv_writer
 from annotation.training import TRAINING_PHASES
-from annotation.views.manage import manager_required, show_one_time_passwords
+from annotation.views.manage import show_one_time_passwords
 from review import charts
 from review.agreement import ReportFilter
 from review.forms import ReportFilterForm, StuckFixForm

@@ -31,8 +31,6 @@ STAYS = {
     "annotation/training.py": "training items per phase",
     "annotation/forms/training.py": "training answer forms per phase",
     "annotation/views/training.py": "training pages per phase",
-    # Edited in parallel by the reporting work; PHASES = range(1, 6) goes at the merge.
-    "review/progress.py": "owned by the reporting change in flight",
 }
 
 PYTHON = [
