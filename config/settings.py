@@ -531,6 +531,12 @@ WEBHOOK_RETRY_BACKOFF = env_int("WEBHOOK_RETRY_BACKOFF", 10, minimum=1)  # secon
 WEBHOOK_RETRY_BACKOFF_MAX = env_int("WEBHOOK_RETRY_BACKOFF_MAX", 3600, minimum=1)
 if WEBHOOK_TIMEOUT <= 0:
     raise ImproperlyConfigured("WEBHOOK_TIMEOUT must be positive")
+# Evidence pairs left unscored (the broker was down when their second round was handed in)
+# are scored by a sweep; each pair's own job normally scores it within seconds.
+CELERY_BEAT_SCHEDULE["score-pending-evidence"] = {
+    "task": "review.tasks.score_pending_evidence",
+    "schedule": 600.0,
+}
 # Deliveries left pending (e.g. the broker was down when a claim was accepted) are re-queued.
 CELERY_BEAT_SCHEDULE["retry-pending-webhooks"] = {
     "task": "exports.tasks.requeue_pending_webhooks",

@@ -221,6 +221,15 @@ def score_evidence(claim_id: int) -> bool:
     return True
 
 
+def score_pending(limit: int) -> int:
+    """Score up to `limit` pairs still waiting for their score, oldest claims first; how
+    many were stored. A pair scored meanwhile by its own job is skipped (same signature)."""
+    waiting = EvidenceScore.objects.filter(q_only__isnull=True).order_by("claim_id")
+    return sum(
+        score_evidence(claim_id) for claim_id in waiting.values_list("claim_id", flat=True)[:limit]
+    )
+
+
 def evidence_figures(claims: QuerySet[Claim]) -> dict:
     """The evidence agreement of these claims from the stored scores (one indexed read):
     the same means the scorer gives over the same pairs (in claim order, as it takes them),

@@ -13,6 +13,13 @@ def score_evidence(claim_id: int) -> bool:
 
 
 @shared_task(acks_late=True)
+def score_pending_evidence(limit: int = 500) -> int:
+    """The beat's sweep: score pairs still pending, e.g. because the broker was down when
+    their second round was handed in. Bounded per run; the next run takes the rest."""
+    return stored.score_pending(limit)
+
+
+@shared_task(acks_late=True)
 def refresh_report(kind: str, key: str) -> bool:
     """Compute a stale stored report again, unless another job already did."""
     report_filter = stored.filter_of(key)

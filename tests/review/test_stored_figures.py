@@ -186,3 +186,22 @@ def test_a_broker_that_is_down_does_not_fail_the_hand_in_and_the_pair_stays_pend
     assert len(queued) == 1
     assert EvidenceScore.objects.get(claim=claim).q_only is None
     assert stored.evidence_figures(Claim.objects.filter(pk=claim.pk))["pending"] == 1
+
+
+def test_the_beat_s_sweep_scores_the_pairs_a_broker_outage_left_pending(
+    agreement_claims, django_capture_on_commit_callbacks
+):
+    EvidenceScore.objects.all().delete()
+    down = mock.patch("review.stored.current_app.signature", side_effect=OSError("no broker"))
+    with down, django_capture_on_commit_callbacks(execute=True):
+        for claim in agreement_claims:
+            EvidenceRound.objects.get(
+                claim=claim, phase=Phase.QUESTIONS, is_agreement_sample=True
+            ).save()
+    assert EvidenceScore.objects.filter(q_only__isnull=True).count() == 3
+
+    assert tasks.score_pending_evidence(limit=2) == 2  # bounded: the next run takes the rest
+    assert tasks.score_pending_evidence() == 1
+    assert tasks.score_pending_evidence() == 0
+    assert not EvidenceScore.objects.filter(q_only__isnull=True).exists()
+    call_command("rebuild_figures", "--check", verbosity=0)  # the sweep's scores are right
