@@ -10,7 +10,9 @@ constraint settles the rare race of one annotator's two simultaneous requests.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -94,14 +96,14 @@ def current_task(annotator: User, phase: int) -> Task | None:
     )
 
 
-def phase_standings(annotator: User) -> dict[int, dict]:
+def phase_standings(annotator: User) -> dict[int, dict[str, Any]]:
     """Per phase, where the annotator stands, for the control panel: tasks handed in and
     held, the task current_task() would name, the last hand-in and what quota_left() would
     say. A handful of queries for all phases together, rather than a few per phase: the panel
     is the page every annotator opens between tasks."""
     held_statuses = (Task.Status.ASSIGNED, Task.Status.IN_PROGRESS)
     mine = Task.objects.filter(annotator=annotator)
-    counts = {
+    counts: dict[int, Mapping[str, Any]] = {
         row["phase"]: row
         for row in mine.values("phase").annotate(
             done=Count("id", filter=Q(status=Task.Status.SUBMITTED)),
@@ -262,7 +264,7 @@ def _hand_over(task: Task, annotator: User, status: str) -> None:
     )
 
 
-def expire_lapsed_leases(now=None) -> int:
+def expire_lapsed_leases(now: datetime | None = None) -> int:
     """Return tasks idle past their lease to the pool; the lapsed task keeps its draft.
 
     Runs every minute on Celery beat (annotation.tasks.expire_leases), not inside "Start
@@ -446,7 +448,7 @@ def assign_tasks(
     return handed
 
 
-def queue_overview() -> list[dict]:
+def queue_overview() -> list[dict[str, Any]]:
     """Per phase: waiting, assigned, in progress and done today (for the manager page)."""
     today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
     rows = Task.objects.values("phase").annotate(
@@ -455,7 +457,7 @@ def queue_overview() -> list[dict]:
         in_progress=Count("id", filter=Q(status=Task.Status.IN_PROGRESS)),
         done_today=Count("id", filter=Q(status=Task.Status.SUBMITTED, submitted_at__gte=today)),
     )
-    by_phase = {row["phase"]: row for row in rows}
+    by_phase: dict[int, dict[str, Any]] = {row["phase"]: dict(row) for row in rows}
     return [
         by_phase.get(
             phase, {"phase": phase, "waiting": 0, "assigned": 0, "in_progress": 0, "done_today": 0}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -40,6 +41,7 @@ from annotation.submissions import (
     EvidenceData,
     FlagData,
     NormalisedClaim,
+    Problem,
     QualityVerdict,
     QuestionData,
 )
@@ -69,7 +71,7 @@ class WorkflowError(Exception):
 class EvidenceRejected(WorkflowError):
     """Question-answer pairs that break a rule of annotation/evidence.py."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
 
@@ -77,14 +79,31 @@ class EvidenceRejected(WorkflowError):
 # --- Helpers ---------------------------------------------------------------------------
 
 
-def _record(subject, to_state: str, *, from_state: str = "", task=None, actor=None, reason=""):
-    kwargs = {"article": subject} if isinstance(subject, Article) else {"claim": subject}
+def _record(
+    subject: Article | Claim,
+    to_state: str,
+    *,
+    from_state: str = "",
+    task: Task | None = None,
+    actor: User | None = None,
+    reason: str = "",
+) -> None:
+    kwargs: dict[str, Article | Claim] = (
+        {"article": subject} if isinstance(subject, Article) else {"claim": subject}
+    )
     Transition.objects.create(
         **kwargs, from_state=from_state, to_state=to_state, task=task, actor=actor, reason=reason
     )
 
 
-def _move(claim: Claim, to_state: str, *, task=None, actor=None, reason="") -> None:
+def _move(
+    claim: Claim,
+    to_state: str,
+    *,
+    task: Task | None = None,
+    actor: User | None = None,
+    reason: str = "",
+) -> None:
     from_state = claim.state
     claim.state = to_state
     claim.save()
@@ -125,7 +144,7 @@ def _lock_open_task(task: Task, phase: int) -> Task | None:
     return locked
 
 
-def _already_submitted(task: Task, result: str):
+def _already_submitted(task: Task, result: str) -> Any:
     """What a repeated submit returns: the first submission's result. A task closed another
     way (a report) has none, and says so."""
     found = getattr(Task.objects.get(pk=task.pk), result, None)
@@ -322,7 +341,7 @@ def accept_imported_claim(
     actor: User | None,
     reason: str,
     source_for: Callable[[str], Source | None] = _source_for,
-    **claim_fields,
+    **claim_fields: Any,
 ) -> Claim:
     """A claim of a released dataset file: accepted as it stands, with its pairs as the
     P2 round, and the transition that says where it came from."""
@@ -427,14 +446,16 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
 # --- P3 and P5 -------------------------------------------------------------------------
 
 
-def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict):
+def _store_check(
+    task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict
+) -> Any:  # review's QualityCheck, which annotation does not import
     # How a check is judged and stored is review's (review/checks.py), which builds on this
     # module; the claim's moves stay here.
     return parts_of(task.phase).store(task, claim, evidence, data)
 
 
 @transaction.atomic
-def submit_quality_check(task: Task, data: QualityVerdict):
+def submit_quality_check(task: Task, data: QualityVerdict) -> Any:
     """P3: a blind verdict. Agreement with P2 accepts the claim; anything else is a dispute."""
     locked = _lock_open_task(task, Phase.QUALITY_CHECK)
     if locked is None:
@@ -459,7 +480,7 @@ def submit_quality_check(task: Task, data: QualityVerdict):
 
 
 @transaction.atomic
-def submit_post_control(task: Task, data: QualityVerdict):
+def submit_post_control(task: Task, data: QualityVerdict) -> Any:
     """P5: a blind verdict on P4's evidence. Agreement accepts; anything else discards."""
     locked = _lock_open_task(task, Phase.POST_CONTROL)
     if locked is None:
@@ -480,10 +501,10 @@ def submit_post_control(task: Task, data: QualityVerdict):
     return check
 
 
-def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdict):
+def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdict) -> Any:
     """Hand in a task of any phase: the one entry point screens, the API and commands call.
     `data` is what the phase hands in (P1 a list of claims, P2/P4 evidence, P3/P5 a check)."""
-    submitters = {
+    submitters: dict[Phase, Callable[[Task, Any], Any]] = {
         Phase.NORMALISATION: submit_normalisation,
         Phase.QUESTIONS: submit_evidence,
         Phase.QUALITY_CHECK: submit_quality_check,
@@ -493,7 +514,7 @@ def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdi
     return submitters[Phase(task.phase)](task, data)
 
 
-def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
+def _accept(claim: Claim, check: Any, *, task: Task, reannotated: bool) -> None:
     claim.label = check.verdict
     claim.justification = check.justification
     claim.required_reannotation = reannotated
@@ -505,7 +526,7 @@ def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
 # --- Manager actions -------------------------------------------------------------------
 
 
-def audit(actor: User | None, action: str, summary: str, **details) -> AuditEntry:
+def audit(actor: User | None, action: str, summary: str, **details: Any) -> AuditEntry:
     return AuditEntry.objects.create(actor=actor, action=action, summary=summary, details=details)
 
 

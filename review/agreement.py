@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -72,7 +73,7 @@ class ReportFilter:
             claims = claims.filter(created_at__date__lte=self.end)
         return claims
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "batch": self.batch_id,
             "start": self.start.isoformat() if self.start else None,
@@ -82,14 +83,14 @@ class ReportFilter:
 
 # Plain rows, not model instances: building thousands of models costs far more than the
 # arithmetic (benchmarks/reporting.py).
-def _rounds(claims: QuerySet[Claim], phase: int) -> QuerySet:
+def _rounds(claims: QuerySet[Claim], phase: int) -> QuerySet[EvidenceRound, tuple[Any, ...]]:
     """(claim, is sample, annotator, verdict) of each handed-in round with a verdict."""
     return EvidenceRound.objects.filter(
         claim__in=claims, phase=phase, submitted_at__isnull=False, verdict__isnull=False
     ).values_list("claim_id", "is_agreement_sample", "task__annotator__username", "verdict")
 
 
-def _checks(claims: QuerySet[Claim], phase: int) -> QuerySet:
+def _checks(claims: QuerySet[Claim], phase: int) -> QuerySet[QualityCheck, tuple[Any, ...]]:
     """(claim, is sample, checker, verdict, author of the checked round, its verdict)."""
     return QualityCheck.objects.filter(
         claim__in=claims, phase=phase, submitted_at__isnull=False, verdict__isnull=False
@@ -161,7 +162,7 @@ def stored_ratings(comparison: str, claims: QuerySet[Claim]) -> list[Rating]:
     ]
 
 
-def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
+def confusion_matrices(claims: QuerySet[Claim]) -> list[dict[str, Any]]:
     """P1 fact-checker label vs P2, P2 vs P3 and P4 vs P5, as count tables."""
     p1_p2 = list(
         EvidenceRound.objects.filter(
@@ -203,7 +204,7 @@ def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
 # --- Evidence agreement ------------------------------------------------------------------
 
 
-def qa_record(evidence: EvidenceRound) -> dict:
+def qa_record(evidence: EvidenceRound) -> dict[str, Any]:
     """A QA set in the AVeriTeC JSON shape the scorer reads (questions, answers, types)."""
     return {
         "questions": [
@@ -228,8 +229,10 @@ def qa_record(evidence: EvidenceRound) -> dict:
 
 
 def evidence_agreement_of_records(
-    first: Sequence[dict], second: Sequence[dict], progress: scoring.Progress | None = None
-) -> dict:
+    first: Sequence[dict[str, Any]],
+    second: Sequence[dict[str, Any]],
+    progress: scoring.Progress | None = None,
+) -> dict[str, Any]:
     """Hungarian METEOR between two annotators' QA sets of the same claims, in order.
 
     `second` plays the reference, as the official evaluation's --references file: it is the
@@ -266,7 +269,9 @@ def double_annotated_pairs(claims: QuerySet[Claim]) -> list[tuple[EvidenceRound,
     ]
 
 
-def evidence_agreement(claims: QuerySet[Claim], progress: scoring.Progress | None = None) -> dict:
+def evidence_agreement(
+    claims: QuerySet[Claim], progress: scoring.Progress | None = None
+) -> dict[str, Any]:
     pairs = double_annotated_pairs(claims)
     return evidence_agreement_of_records(
         [qa_record(sample) for sample, _ in pairs], [qa_record(own) for _, own in pairs], progress
@@ -282,7 +287,7 @@ def agreement_report(
     evidence: bool = True,
     progress: scoring.Progress | None = None,
     ratings: Callable[[str, QuerySet[Claim]], list[Rating]] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Every agreement figure for the claims the filter selects, ready for JSON.
 
     The verdict figures aggregate the stored ratings (`stored_ratings`); `ratings` may name

@@ -10,10 +10,11 @@ through annotation/phases.py (registered in review/apps.py) when a P3/P5 task is
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from typing import Any
 
 from django.utils import timezone
 
-from annotation.models import Claim, EvidenceRound, Task
+from annotation.models import Claim, EvidenceRound, Question, Task
 from annotation.submissions import FlagData, Problem, QualityVerdict, too_long
 from annotation.vocabulary import CLAIM_TOO_VAGUE, AnswerType, Phase, Verdict
 from annotation.workflow import WorkflowError
@@ -63,7 +64,7 @@ def flag_fits(flag: FlagData) -> bool:
     return flag.code in ProblemFlag.Code.values and flag_target(flag.code) == _named(flag)
 
 
-def shown_positions(evidence) -> dict[int, dict[int, str]]:
+def shown_positions(evidence: EvidenceRound | None) -> dict[int, dict[int, str]]:
     """The question and answer positions of the evidence round a checker was shown, with
     each answer's type (some flags do not fit some types)."""
     if evidence is None:
@@ -99,7 +100,7 @@ def check_problems(data: QualityVerdict, phase: int, shown: Shown | None = None)
                 Problem("justification", "Explain how the answers lead to your verdict.")
             )
     problems.extend(too_long("justification", "justification", data.justification))
-    seen: set[tuple] = set()
+    seen: set[tuple[Any, ...]] = set()
     for index, flag in enumerate(data.flags):
         problem = _flag_problem(flag, shown)
         key = (flag.code, flag.question_position, flag.answer_position)
@@ -132,7 +133,10 @@ def store_check(
         is_agreement_sample=task.is_agreement_sample,
         submitted_at=timezone.now(),
     )
-    questions = {q.position: q for q in evidence.questions.prefetch_related("answers")}
+    # Keyed as flags name them; a position of None finds nothing, like a missing one.
+    questions: dict[int | None, Question] = {
+        q.position: q for q in evidence.questions.prefetch_related("answers")
+    }
     for flag in data.flags:
         # check_problems made sure every position names a pair that was shown.
         question = answer = None
