@@ -37,6 +37,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import assignment, handin, workflow
 from annotation.blindness import EVIDENCE_PHASES
+from annotation.http import AuthenticatedRequest
 from annotation.middleware import LOCKED_OUT, MUST_CHANGE_PASSWORD
 from annotation.models import Article, Task
 from annotation.phases import parts_of, registered
@@ -142,6 +143,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     serializer_class = TaskSummarySerializer
     lookup_value_regex = r"\d+"
+    request: AuthenticatedRequest
 
     def get_queryset(self) -> QuerySet[Task]:
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -183,7 +185,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         responses={200: TASK_PAGE, 409: OpenApiResponse(ErrorSerializer, "No task for you.")},
     )
     @action(detail=False, methods=["post"])
-    def next(self, request: Request) -> Response:
+    def next(self, request: AuthenticatedRequest) -> Response:
         form = NextTaskSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
@@ -201,7 +203,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         },
     )
     @action(detail=True, methods=["put"])
-    def draft(self, request: Request, pk: str | None = None) -> Response:
+    def draft(self, request: AuthenticatedRequest, pk: str | None = None) -> Response:
         task = self.get_object()
         form = DraftSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -237,7 +239,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         },
     )
     @action(detail=True, methods=["post"])
-    def submit(self, request: Request, pk: str | None = None) -> Response:
+    def submit(self, request: AuthenticatedRequest, pk: str | None = None) -> Response:
         task = self.get_object()
         payload = request.data if isinstance(request.data, dict) else {}
         sent = payload.get("draft_version")

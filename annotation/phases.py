@@ -18,9 +18,10 @@ from django.core.exceptions import ImproperlyConfigured
 from annotation.vocabulary import Phase
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest, HttpResponse, QueryDict
+    from django.http import HttpResponse, QueryDict
     from rest_framework.serializers import Serializer
 
+    from annotation.http import AuthenticatedHttpRequest
     from annotation.models import Claim, EvidenceRound, Task
     from annotation.submissions import QualityVerdict
 
@@ -30,7 +31,7 @@ class PhaseParts:
     """Everything annotation needs of a phase another app owns."""
 
     # The editor of a task in progress (GET /annotate/tasks/<id>/).
-    screen: Callable[[HttpRequest, Task], HttpResponse]
+    screen: Callable[[AuthenticatedHttpRequest, Task], HttpResponse]
     # An autosave post as the draft stored on the task.
     draft_from_post: Callable[[QueryDict], dict]
     # Check the hand-in against the phase's rules and store it; raises WorkflowError.

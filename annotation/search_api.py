@@ -19,10 +19,10 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.blindness import EVIDENCE_PHASES
+from annotation.http import AuthenticatedRequest
 from annotation.models import Task
 from search_proxy import fetch, service
 from search_proxy.backends import SearchUnavailable
@@ -47,7 +47,7 @@ def own_search_task(user, pk: int) -> Task:
     return task
 
 
-def _task_for(request: Request, data: dict) -> Task | None:
+def _task_for(request: AuthenticatedRequest, data: dict) -> Task | None:
     """The caller's P2/P4 task the search is for. Annotators always search from one, so a
     quality checker (P3, P5) cannot search at all; managers and researchers may search freely."""
     if "task" in data:
@@ -71,8 +71,10 @@ def _error(exc: Exception, code: int, **headers: str) -> Response:
         503: OpenApiResponse(description="The search backend is unavailable."),
     },
 )
-@api_view(["GET"])
-def search(request: Request) -> Response:
+# The stub's api_view takes views of a plain Request only; IsAuthenticated (the default
+# permission class) makes this one an AuthenticatedRequest.
+@api_view(["GET"])  # type: ignore[arg-type]
+def search(request: AuthenticatedRequest) -> Response:
     form = SearchQuerySerializer(data=request.query_params)
     form.is_valid(raise_exception=True)
     data = form.validated_data
@@ -113,8 +115,10 @@ def search(request: Request) -> Response:
         ),
     },
 )
-@api_view(["POST"])
-def open_page(request: Request) -> Response:
+# The stub's api_view takes views of a plain Request only; IsAuthenticated (the default
+# permission class) makes this one too an AuthenticatedRequest.
+@api_view(["POST"])  # type: ignore[arg-type]
+def open_page(request: AuthenticatedRequest) -> Response:
     form = OpenPageSerializer(data=request.data)
     form.is_valid(raise_exception=True)
     data = form.validated_data

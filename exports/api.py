@@ -22,6 +22,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation.http import AuthenticatedRequest
 from annotation.models import Claim
 from annotation.serializers import ErrorSerializer
 from annotation.visibility import claims_seen_in_full
@@ -102,6 +103,7 @@ class ClaimViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ClaimRecordSerializer
     permission_classes = [permissions.IsAuthenticated, IsResearcherOrManager]
     pagination_class = ClaimPagination
+    request: AuthenticatedRequest
 
     def get_queryset(self) -> QuerySet[Claim]:
         # Claims the caller holds or may receive blind work on are not theirs to read
@@ -178,6 +180,7 @@ class WebhookViewSet(
     serializer_class = WebhookSerializer
     permission_classes = [permissions.IsAuthenticated, IsResearcherOrManager]
     queryset = Webhook.objects.none()  # for the schema; get_queryset gives the owner's
+    request: AuthenticatedRequest
 
     def get_queryset(self) -> QuerySet[Webhook]:
         return Webhook.objects.filter(owner=self.request.user)

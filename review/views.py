@@ -11,7 +11,7 @@ import datetime
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -25,6 +25,7 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import Claim, Task
 from annotation.views.editing import (
     conflict_context,
@@ -63,7 +64,9 @@ def _flag_choices(codes) -> list[tuple[str, str]]:
     return [(code, labels[code]) for code in codes]
 
 
-def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extra) -> dict:
+def _context(
+    request: AuthenticatedHttpRequest, task: Task, draft: dict, errors: dict, **extra
+) -> dict:
     tour = f"p{task.phase}"
     draft = {"verdict": "", "unreadable": False, "justification": "", "flags": {}, **draft}
     # The one blind context (annotation/visibility.py): the Task stays out of the page.
@@ -102,13 +105,13 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
     }
 
 
-def check_page(request: HttpRequest, task: Task) -> HttpResponse:
+def check_page(request: AuthenticatedHttpRequest, task: Task) -> HttpResponse:
     return render(request, TEMPLATE, _context(request, task, task.draft or {}, {}))
 
 
 @require_POST
 @login_required
-def submit_check(request: HttpRequest, pk: int) -> HttpResponse:
+def submit_check(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = editor_task(request, pk, BLIND_PHASES)
     draft = draft_from_post(request.POST)
 
@@ -140,7 +143,7 @@ def submit_check(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @manager_required
-def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
+def claim_history(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Every round of one claim side by side, with who, when, verdicts, flags and the decision."""
     # A manager who holds or may receive a blind check of this claim does not see its
     # history (annotation/visibility.py): "not found", as for anyone else's task.

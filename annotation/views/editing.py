@@ -18,6 +18,7 @@ from annotation.blindness import EVIDENCE_PHASES
 from annotation.evidence import evidence_problems
 from annotation.forms import evidence as evidence_forms
 from annotation.forms import phase1 as phase1_forms
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import Task
 from annotation.phases import registered
 from annotation.vocabulary import Phase
@@ -40,7 +41,7 @@ def editor_task(request: HttpRequest, pk: int, phases: Collection[int]) -> Task:
     return task
 
 
-def next_task_or_panel(request: HttpRequest, phase: int) -> HttpResponse:
+def next_task_or_panel(request: AuthenticatedHttpRequest, phase: int) -> HttpResponse:
     """After a hand-in: straight on to the next task of the phase, or back to the panel
     saying why there is none."""
     try:
@@ -82,7 +83,7 @@ def kind_of(post, default: str) -> str:
 
 
 def hand_in_post(
-    request: HttpRequest, task: Task, draft: dict, *, kind: str, finish=None
+    request: AuthenticatedHttpRequest, task: Task, draft: dict, *, kind: str, finish=None
 ) -> handin.HandIn:
     """A form post handed to the one protocol: the version it builds on, its tab, its kind.
     A post without a version builds on nothing the server knows, so it is refused as stale
@@ -238,7 +239,7 @@ def _task_view(task: Task) -> dict:
 
 @require_POST
 @login_required
-def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
+def save_draft(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Autosave (and the save sent as a page closes): one hand-in of annotation/handin.py,
     kept as a revision whether or not it becomes the draft."""
     task = own_task_or_404(request.user, pk)
@@ -274,7 +275,7 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def article_loaded(request: HttpRequest, pk: int) -> HttpResponse:
+def article_loaded(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The article frame finished loading: a quality signal for managers (first time only)."""
     task = own_task_or_404(request.user, pk)
     Task.objects.filter(pk=task.pk, article_loaded_at__isnull=True).update(
@@ -285,7 +286,7 @@ def article_loaded(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def tour_done(request: HttpRequest, name: str) -> HttpResponse:
+def tour_done(request: AuthenticatedHttpRequest, name: str) -> HttpResponse:
     if name not in TOURS:
         return JsonResponse({"detail": "unknown tour"}, status=404)
     user = request.user

@@ -32,6 +32,7 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import Claim, DraftRevision, Task
 from annotation.views.editing import (
     conflict_context,
@@ -105,7 +106,7 @@ def error_summary(problems) -> list[dict]:
     ]
 
 
-def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -> dict:
+def _context(request: AuthenticatedHttpRequest, task: Task, draft: dict, problems, **extra) -> dict:
     claim = task.claim
     rows, overall = editor_rows(draft, problems)
     siblings = (
@@ -152,7 +153,7 @@ def _hints(task: Task, draft: dict):
     return [p for p in evidence_problems(evidence, task.claim, phase=task.phase) if not p.blocking]
 
 
-def evidence_page(request: HttpRequest, task: Task) -> HttpResponse:
+def evidence_page(request: AuthenticatedHttpRequest, task: Task) -> HttpResponse:
     """The editor with the saved draft restored; P4 starts from the pairs in dispute."""
     draft = task.draft if task.draft.get("questions") is not None else None
     if draft is None:
@@ -170,7 +171,7 @@ def _editor_task(request: HttpRequest, pk: int) -> Task:
 
 @require_POST
 @login_required
-def check_pairs(request: HttpRequest, pk: int) -> HttpResponse:
+def check_pairs(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Check the pairs; when nothing blocks, save them and show the confirmation screen.
 
     A submit attempt of the one hand-in protocol: kept as a revision whatever happens."""
@@ -210,7 +211,7 @@ def check_pairs(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def confirm(request: HttpRequest, pk: int) -> HttpResponse:
+def confirm(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Hand in the pairs exactly as saved and confirmed (the version the screen showed)."""
     task = _editor_task(request, pk)
     version = sent_version(request.POST)
@@ -239,7 +240,7 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def report(request: HttpRequest, pk: int) -> HttpResponse:
+def report(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = _editor_task(request, pk)
     reason = request.POST.get("reason", "")
     if reason not in workflow.REPORT_REASONS:
@@ -256,7 +257,7 @@ def report(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def source_check(request: HttpRequest, pk: int) -> HttpResponse:
+def source_check(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The source-site checks for one address as it is entered, before any submit."""
     task = _editor_task(request, pk)
     url = next((v for k, v in request.GET.items() if k.endswith("source_url")), "")
@@ -270,7 +271,7 @@ def source_check(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
+def search_panel(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Search results for the panel beside the editor, restricted to before the claim date."""
     task = _editor_task(request, pk)
     query = request.GET.get("q", "").strip()
@@ -309,7 +310,7 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def open_result(request: HttpRequest, pk: int) -> HttpResponse:
+def open_result(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """A result's readable text, sentence by sentence, to select answers from; when the page
     cannot be read, the reason and the local index's text of it."""
     task = _editor_task(request, pk)

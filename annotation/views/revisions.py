@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import handin
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import DraftRevision, Task
 from annotation.views.editing import draft_summary, own_task_or_404
 from annotation.views.manage import manager_required
@@ -65,7 +66,7 @@ def _detail(request: HttpRequest, task: Task, revision: DraftRevision, *, manage
 
 
 @login_required
-def revisions(request: HttpRequest, pk: int) -> HttpResponse:
+def revisions(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The annotator's own task: every revision they have not discarded, newest first."""
     task = own_task_or_404(request.user, pk)
     return _listing(request, task, task.revisions.kept_for_annotator(), manager=False)
@@ -78,14 +79,14 @@ def _own_revision(request: HttpRequest, pk: int, revision_pk: int):
 
 
 @login_required
-def revision(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def revision(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     task, found = _own_revision(request, pk, revision_pk)
     return _detail(request, task, found, manager=False)
 
 
 @require_POST
 @login_required
-def restore(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def restore(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     """Make this revision the task's draft again (a new revision records the choice)."""
     task, found = _own_revision(request, pk, revision_pk)
     handed = handin.restore(found, by=request.user)
@@ -105,7 +106,7 @@ def restore(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def discard(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def discard(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     """The one way a text leaves the annotator's sight: their explicit choice (managers
     still see it)."""
     task, found = _own_revision(request, pk, revision_pk)
@@ -115,14 +116,14 @@ def discard(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
 
 
 @manager_required
-def manage_revisions(request: HttpRequest, pk: int) -> HttpResponse:
+def manage_revisions(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Any task's revisions for managers, including those its annotator discarded."""
     task = get_object_or_404(Task.objects.select_related("annotator"), pk=pk)
     return _listing(request, task, task.revisions.all(), manager=True)
 
 
 @manager_required
-def manage_revision(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def manage_revision(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     task = get_object_or_404(Task.objects.select_related("annotator"), pk=pk)
     found = get_object_or_404(task.revisions.all(), pk=revision_pk)
     return _detail(request, task, found, manager=True)
