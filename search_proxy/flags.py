@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 
@@ -173,7 +174,7 @@ def fact_check_findings(urls: list[str], own_article: str | None = None) -> list
     own = normalize_url(canonical_address(own_article, known_target).address) if own_article else ""
     findings = []
     for url, c in zip(urls, canon, strict=True):
-        common = {"address": url, "canonical": c.address, "wrappers": c.wrappers}
+        common: dict[str, Any] = {"address": url, "canonical": c.address, "wrappers": c.wrappers}
         if c.unresolved:
             findings.append(
                 FactCheckFinding(**common, reveals=True, possibly=True, unresolved=c.unresolved)

@@ -266,7 +266,11 @@ def check_rate_limit(user: AbstractBaseUser) -> None:
     Counted from SearchLog, so the limit holds across web processes and machines; two
     requests racing at the limit may both pass, which is fine for a courtesy limit.
     """
-    _check_window(SearchLog.objects.filter(user=user), settings.SEARCH_RATE_LIMIT, "searches")
+    _check_window(
+        SearchLog.objects.filter(user=user),  # type: ignore[misc]  # AUTH_USER_MODEL, typed as its base: search_proxy does not import annotation
+        settings.SEARCH_RATE_LIMIT,
+        "searches",
+    )
 
 
 def _check_window(rows, limit: int, what: str) -> None:
@@ -292,7 +296,7 @@ def _log(
     error: str = "",
 ) -> SearchLog:
     return SearchLog.objects.create(
-        user=user,
+        user=user,  # type: ignore[misc]  # AUTH_USER_MODEL, typed as its base: search_proxy does not import annotation
         task_id=scope.task_id if scope is not None else None,
         claim_id=scope.claim_id if scope is not None else None,
         query=result.query,
@@ -350,12 +354,14 @@ def open_page(
         raise fetch.FactCheckRefused(finding.message)
     if user is not None:
         _check_window(
-            SearchClick.objects.filter(user=user), settings.PAGE_FETCH_RATE_LIMIT, "opened pages"
+            SearchClick.objects.filter(user=user),  # type: ignore[misc]  # AUTH_USER_MODEL, typed as its base: search_proxy does not import annotation
+            settings.PAGE_FETCH_RATE_LIMIT,
+            "opened pages",
         )
     click = None
     if user is not None:
         click = SearchClick.objects.create(
-            user=user,
+            user=user,  # type: ignore[misc]  # AUTH_USER_MODEL, typed as its base: search_proxy does not import annotation
             task_id=scope.task_id if scope is not None else None,
             search=search_log,
             url=url,
