@@ -15,6 +15,8 @@ refuses an address or page, 502 when the page cannot be fetched.
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view
@@ -144,7 +146,7 @@ def open_page(request: AuthenticatedRequest) -> Response:
     except fetch.PageUnavailable as exc:
         # As the viewer does: the local index's text of the page, when it has one.
         indexed = fetch.indexed_copy(data["url"])
-        body = {"detail": str(exc), "indexed": None}
+        body: dict[str, Any] = {"detail": str(exc), "indexed": None}
         if indexed is not None:
             body["indexed"] = {"title": indexed.title, "sentences": list(indexed.sentences)}
         return Response(body, status=status.HTTP_502_BAD_GATEWAY)

@@ -231,7 +231,7 @@ def _forget_prefetched(claim: Claim) -> None:
         for question in evidence.questions.all():
             question._prefetched_objects_cache = {}
         evidence._prefetched_objects_cache = {}
-    claim.rounds = []
+    claim.rounds = []  # type: ignore[attr-defined]  # claims_for_export()'s prefetch attribute
 
 
 def claim_record(claim: Claim, *, with_passages: bool = False) -> dict:
@@ -305,7 +305,7 @@ def _official_answer_record(answer: Answer) -> dict:
     keys = ["answer", "answer_type", "source_url", "source_medium"]
     if answer.answer_type == "Boolean":
         keys.append("boolean_explanation")
-    if answer.source_id:
+    if answer.source_id and answer.source is not None:
         values["cached_source_url"] = answer.source.archived_url
         keys.append("cached_source_url")
     return ordered(values, keys, ANSWER_KEYS)

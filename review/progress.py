@@ -14,6 +14,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -257,7 +258,8 @@ def annotator_figures(report_filter: ReportFilter) -> list[dict]:
     # Agreement with others: of the other verdicts on the same claims, the share that agree.
     # A rating on an item with n ratings, s of them with its label, meets n - 1 others, s - 1
     # of them agreeing; the database counts n and s per rating (window functions).
-    agreeing, compared = Counter(), Counter()
+    agreeing: Counter[Any] = Counter()
+    compared: Counter[Any] = Counter()
     for who, n, same in (
         AgreementRating.objects.filter(comparison__in=("first_round", "p4_p5"), claim__in=claims)
         .annotate(
@@ -449,7 +451,7 @@ def stuck_tasks(
             "article": task.article_id,
             "what": str(task.claim or task.article)[:100],
             "waiting_since": task.created_at.isoformat(),
-            "reason": task.reason,
+            "reason": task.reason,  # type: ignore[attr-defined]  # _stuck_in's annotation
             "could_qualify": who.could_qualify(task.phase, touched[task.article_id]),
         }
         for task in page
@@ -464,7 +466,7 @@ def stuck_summary(report_filter: ReportFilter | None = None, who: _Who | None = 
     for phase in PHASES:
         for reason, n in (
             _stuck_in(report_filter, phase, who)
-            .values("reason")
+            .values("reason")  # type: ignore[misc]  # _stuck_in's annotation, not a field
             .annotate(n=Count("id"))
             .values_list("reason", "n")
             .order_by("reason")

@@ -162,7 +162,8 @@ def claim_history(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     )
     p1 = claim.article.tasks.filter(phase=Phase.NORMALISATION).select_related("annotator").first()
     for r in rounds:
-        r.diff = evidence_diff(r.based_on, r) if r.based_on_id else None
+        # shown beside each round on the page; not a field
+        r.diff = evidence_diff(r.based_on, r) if r.based_on_id else None  # type: ignore[attr-defined]
     return render(
         request,
         "review/claim_history.html",

@@ -75,6 +75,7 @@ def import_articles(request: AuthenticatedHttpRequest) -> HttpResponse:
             source_file=upload.name,
             user=request.user,
         )
+        assert report.batch is not None  # import_articles always makes the batch
         messages.success(
             request,
             f"Added {report.created} articles to batch {report.batch.name!r}; "

@@ -194,9 +194,10 @@ def skip(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
 @login_required
 def wording_hints(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The claim card's wording hints while the claim is typed (the same rules autosave uses)."""
+    # QueryDict.items() gives each key's last value, a str; the stub also allows a list.
     text = next((v for k, v in request.GET.items() if k.endswith("-text")), "")
     speaker = next((v for k, v in request.GET.items() if k.endswith("-speaker")), "")
-    hints = wording_warnings(text, speaker or None)
+    hints = wording_warnings(text, speaker or None)  # type: ignore[arg-type]
     return render(request, "annotation/phase1.html#wording-hints", {"hints": hints})
 
 
@@ -206,7 +207,7 @@ def earliest_date_hint(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Fills the date picker from a date as written ("February 2017" → 2017-02-01)."""
     written = next((v for k, v in request.GET.items() if k.endswith("date_as_written")), "")
     try:
-        value, problem = earliest_date(written).isoformat(), ""
+        value, problem = earliest_date(written).isoformat(), ""  # type: ignore[arg-type]  # as above
     except DateNotUnderstood:
         value, problem = "", "Could not read this date; pick it in the calendar."
     return render(

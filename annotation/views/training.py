@@ -50,8 +50,8 @@ def _page(
             "claim_pk": claim.pk if claim else None,
             # P3 training is blind like P3: the claim's blind view and the gold QA pairs,
             # never the label.
-            "claim": blind_claim(claim) if blind else claim,
-            "pairs": training.gold_pairs(claim) if blind else [],
+            "claim": blind_claim(claim) if blind and claim is not None else claim,
+            "pairs": training.gold_pairs(claim) if blind and claim is not None else [],
             # As in the real phase: P1 and P2 read the fact-checking article; P2 also
             # searches pages from before the claim date. P3 is blind to both.
             "links": article_links(claim.article.url) if claim and not blind else None,
