@@ -60,7 +60,8 @@ class User(AbstractUser):
     def save(self, *args, **kwargs) -> None:
         # set_password() leaves the new password in _password until the save; a changed
         # password ends every API token, as Django's session hash ends other sessions.
-        password_changed = self._password is not None and self.pk is not None
+        # _password is AbstractBaseUser's own attribute; the stub does not declare it.
+        password_changed = self._password is not None and self.pk is not None  # type: ignore[attr-defined]
         super().save(*args, **kwargs)
         # A deactivated account keeps no token: one that only answered 401 while the
         # account was off would work again the moment it is reactivated.
@@ -78,7 +79,8 @@ class User(AbstractUser):
                 raise ValidationError({"username": problem})
 
     def revoke_api_tokens(self) -> None:
-        self.auth_token_set.all().delete()
+        # knox's AuthToken.user reverse relation; knox has no type information.
+        self.auth_token_set.all().delete()  # type: ignore[attr-defined]
 
     def chose_own_password(self) -> None:
         """The owner has replaced a one-time password: the account opens fully."""
@@ -530,6 +532,7 @@ class Task(models.Model):
             checked = getattr(self, "quality_check", None) if self.pk else None
             if checked is not None:
                 return checked.evidence_round
+            assert self.claim is not None  # blind phases are always of a claim
             if self.phase == Phase.QUALITY_CHECK:
                 rounds = self.claim.evidence_rounds.filter(
                     phase=Phase.QUESTIONS, is_agreement_sample=self.is_agreement_sample
@@ -541,11 +544,13 @@ class Task(models.Model):
             revised = getattr(self, "evidence_round", None) if self.pk else None
             if revised is not None:
                 return revised.based_on
+            assert self.claim is not None  # P4 is always of a claim
             return self.claim.dataset_evidence()
         return None
 
     def search_scope(self) -> SearchScope:
         """The scope of a search from this task (P2, P4): its claim's, logged against it."""
+        assert self.claim is not None  # P2 and P4 are always of a claim
         return self.claim.search_scope(task=self)
 
     def extend_lease(self, now=None) -> None:
@@ -671,7 +676,10 @@ class DraftRevision(models.Model):
         """The canonical JSON of the content; `keyframe` is its keyframe's, when known."""
         if self.delta_of_id is None:
             return zlib.decompress(bytes(self.data))
-        reader = zlib.decompressobj(zdict=keyframe or self.delta_of.raw())
+        if not keyframe:
+            assert self.delta_of is not None  # delta_of_id is set
+            keyframe = self.delta_of.raw()
+        reader = zlib.decompressobj(zdict=keyframe)
         return reader.decompress(bytes(self.data)) + reader.flush()
 
     @classmethod
@@ -856,7 +864,7 @@ class Transition(models.Model):
     def _state_label(self, value: str) -> str:
         # Managers read "waiting for P3", not the stored "quality_check".
         states = Claim.State if self.claim_id else Article.State
-        return dict(states.choices).get(value, value)
+        return str(dict(states.choices).get(value, value))
 
     @property
     def from_label(self) -> str:

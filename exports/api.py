@@ -5,6 +5,8 @@ Researchers and managers only (token or session authentication); anyone else get
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.dateparse import parse_datetime
@@ -21,6 +23,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 
 from annotation.http import AuthenticatedRequest
 from annotation.models import Claim
@@ -53,7 +56,7 @@ class ClaimPagination(CursorPagination):
     page_size_query_param = "page_size"
     max_page_size = 1000
 
-    def get_page_size(self, request: Request) -> int:
+    def get_page_size(self, request: Request) -> int | None:
         # DRF quietly uses the default for a bad page_size; a client should hear about it.
         sent = request.query_params.get(self.page_size_query_param)
         if sent and not (sent.isdigit() and 1 <= int(sent) <= self.max_page_size):
@@ -68,7 +71,8 @@ class ClaimPagination(CursorPagination):
         cursor = super().decode_cursor(request)
         if cursor is not None and cursor.position is not None:
             try:
-                valid = parse_datetime(cursor.position) is not None
+                # The stub types a cursor's position as an int; here it is updated_at, a str.
+                valid = parse_datetime(cursor.position) is not None  # type: ignore[arg-type]
             except ValueError:
                 valid = False
             if not valid:
@@ -149,7 +153,7 @@ class ExportJobViewSet(
         self.perform_create(serializer)
         return Response(serializer.data, status=201)
 
-    def perform_create(self, serializer: ExportJobSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[Any]) -> None:
         job = serializer.save(requested_by=self.request.user)
         transaction.on_commit(lambda: run_export_job.delay(job.pk))
 
@@ -185,7 +189,7 @@ class WebhookViewSet(
     def get_queryset(self) -> QuerySet[Webhook]:
         return Webhook.objects.filter(owner=self.request.user)
 
-    def perform_create(self, serializer: WebhookSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[Any]) -> None:
         serializer.save(owner=self.request.user)
 
     def create(self, request: Request, *args, **kwargs) -> Response:

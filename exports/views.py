@@ -7,7 +7,9 @@ Researchers and managers only. Long work runs as a Celery job; its page polls a 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import wraps
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -143,7 +145,7 @@ def statistics(request: AuthenticatedHttpRequest) -> HttpResponse:
         if export.path is None or not export.path.is_file():
             raise Http404("The file of this export is no longer there.")
         try:
-            records = scoring.read_file(export.path)
+            records: Iterable[Any] = scoring.read_file(export.path)
         except scoring.ScoringInputError as exc:
             raise Http404(str(exc)) from exc
         source = str(export)

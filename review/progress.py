@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -242,7 +243,8 @@ def annotator_figures(report_filter: ReportFilter) -> list[dict]:
     """One row per annotator who handed in work: output, speed and quality signals."""
     tasks = _submitted(report_filter).filter(annotator__isnull=False)
     skipped = Q(phase=Phase.NORMALISATION, article__state=Article.State.SKIPPED)
-    rows = {
+    # Mapping: the done_p1..done_p5 keys are made from PHASES, which a TypedDict cannot name.
+    rows: dict[int, Mapping[str, Any]] = {
         row["annotator_id"]: row
         for row in tasks.values("annotator_id", "annotator__username").annotate(
             **{f"done_p{p}": Count("id", filter=Q(phase=p)) for p in PHASES},

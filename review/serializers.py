@@ -29,7 +29,7 @@ class FlagResultSerializer(serializers.ModelSerializer):
         return question.position if question else None
 
     def get_answer_position(self, flag: ProblemFlag) -> int | None:
-        return flag.answer.position if flag.answer_id else None
+        return flag.answer.position if flag.answer is not None else None
 
 
 class QualityCheckResultSerializer(serializers.ModelSerializer):

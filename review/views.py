@@ -17,7 +17,6 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import handin, workflow
-from annotation.blindness import BLIND_PHASES
 from annotation.guidelines import (
     CHECK_GUIDE,
     JUSTIFICATION_HELP,
@@ -36,7 +35,7 @@ from annotation.views.editing import (
 )
 from annotation.views.manage import manager_required
 from annotation.visibility import blind_task_context, claims_seen_in_full
-from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
+from annotation.vocabulary import BLIND_PHASES, CLAIM_TOO_VAGUE, Phase
 from review.checks import ANSWER_FLAG_CODES, answer_flag_codes, verdict_choices
 from review.forms import check_errors, draft_from_post, verdict_from_draft
 from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag

@@ -56,6 +56,7 @@ def _dispute_context(task: Task) -> dict:
     if task.phase != Phase.DISPUTE:
         return {}
     evidence = task.evidence_shown()
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     # Through the claim's relation: the P3 rounds belong to review, above this app.
     check = (
         task.claim.quality_checks.filter(is_agreement_sample=False)
@@ -108,6 +109,7 @@ def error_summary(problems) -> list[dict]:
 
 def _context(request: AuthenticatedHttpRequest, task: Task, draft: dict, problems, **extra) -> dict:
     claim = task.claim
+    assert claim is not None  # P2 and P4 tasks are always of a claim
     rows, overall = editor_rows(draft, problems)
     siblings = (
         Claim.objects.filter(article_id=claim.article_id)
@@ -150,6 +152,7 @@ def _hints(task: Task, draft: dict):
     if not draft.get("questions"):
         return []
     evidence = evidence_from_draft(draft)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     return [p for p in evidence_problems(evidence, task.claim, phase=task.phase) if not p.blocking]
 
 
@@ -178,6 +181,7 @@ def check_pairs(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = _editor_task(request, pk)
     draft = draft_from_post(request.POST)
     evidence = evidence_from_draft(draft)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     problems = evidence_problems(evidence, task.claim, phase=task.phase)
 
     def finish(locked: Task):
@@ -228,6 +232,7 @@ def confirm(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
         return redirect("annotation:task", pk=task.pk)
     task = handed.task
     if handed.refused:
+        assert task.claim is not None  # P2 and P4 tasks are always of a claim
         problems = evidence_problems(evidence_from_draft(content), task.claim, phase=task.phase)
         context = _context(request, task, content, problems, **conflict_context(handed, content))
         return render(request, TEMPLATE, context, status=409)
@@ -261,7 +266,9 @@ def source_check(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The source-site checks for one address as it is entered, before any submit."""
     task = _editor_task(request, pk)
     url = next((v for k, v in request.GET.items() if k.endswith("source_url")), "")
-    problems = source_site_problems("source_url", url, task.claim)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
+    # QueryDict.items() gives each key's last value, a str; the stub also allows a list.
+    problems = source_site_problems("source_url", url, task.claim)  # type: ignore[arg-type]
     return render(
         request,
         "annotation/evidence.html#source-check",
@@ -290,6 +297,8 @@ def search_panel(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
             page = 1
         # "any country" is a real choice; only an engine that ignores countries, or a first
         # search, falls back to the claim's location.
+        assert task.claim is not None  # P2 and P4 tasks are always of a claim
+        country: str | None
         if "country" in request.GET and service.uses_country():
             country = request.GET["country"]
         else:
