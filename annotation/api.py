@@ -18,6 +18,8 @@ produced the first time; other content after the task closed is a 409 as above.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import (
@@ -88,7 +90,7 @@ def task_page(task: Task) -> dict:
     return serializer(task, context={"evidence": task.evidence_shown()}).data
 
 
-def _submit(task: Task, form: Serializer) -> dict:
+def _submit(task: Task, form: Any) -> dict:  # a phase's submission serializer, validated
     """Hand the validated submission to the workflow; returns what it produced, shaped."""
     if task.phase == Phase.NORMALISATION:
         if "skip" in form.validated_data:

@@ -278,6 +278,7 @@ def _show(task: Task, kind: str, items: Iterable[tuple[str, dict]]) -> list[Sugg
 def suggest_for_evidence(task: Task) -> dict[str, list[Suggestion]]:
     """P2/P4: question templates and a search query for this task's claim."""
     kinds = kinds_for(task)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     context = claim_context(task.claim)
     shown: dict[str, list[Suggestion]] = {}
     if SuggestionKind.QUESTIONS in kinds:
@@ -298,6 +299,7 @@ def suggest_for_evidence(task: Task) -> dict[str, list[Suggestion]]:
 def suggest_sentences(task: Task, question: str, sentences: list[str]) -> list[Suggestion]:
     """P2/P4: the sentences of an opened page likeliest to answer ``question``."""
     require_kind(task, SuggestionKind.SENTENCES)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     ranked = rank_sentences(question, sentences, claim=task.claim.text, k=5)
     return _show(
         task,
@@ -323,6 +325,7 @@ def suggest_for_normalisation(task: Task, context: ClaimContext) -> dict[str, li
     pool = current_pool()
     if SuggestionKind.DUPLICATES in kinds:
         hits = pool.duplicates(context)
+        assert task.annotator is not None  # suggestions are shown on a task someone holds
         # A verdict only for claims this annotator can never be asked to judge blind
         # (annotation/visibility.py): not an open agreement sample, not a gold claim their
         # training may still test them on, not a claim they may check.
@@ -361,13 +364,14 @@ def suggest_for_normalisation(task: Task, context: ClaimContext) -> dict[str, li
 
 # --- The log ------------------------------------------------------------------------------
 
-_STAMPS = {
+# Keyed by the stored values (str): outcomes arrive as text from the screen and the API.
+_STAMPS: dict[str, str] = {
     Suggestion.Outcome.ACCEPTED: "accepted_at",
     Suggestion.Outcome.EDITED: "edited_at",
     Suggestion.Outcome.IGNORED: "ignored_at",
 }
 # An outcome never goes back: edited implies accepted; an accepted one is not "ignored".
-_RANK = {
+_RANK: dict[str, int] = {
     Suggestion.Outcome.SHOWN: 0,
     Suggestion.Outcome.IGNORED: 1,
     Suggestion.Outcome.ACCEPTED: 2,
@@ -482,7 +486,7 @@ def ab_report(tasks: QuerySet[Task] | None = None) -> list[ArmReport]:
         agreeing = checked.filter(quality_checks__verdict=F("verdict")).distinct()
         reports.append(
             ArmReport(
-                arm.label,
+                str(arm.label),
                 chosen.count(),
                 duration / timedelta(minutes=1) if duration is not None else None,
                 checked.count(),

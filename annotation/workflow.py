@@ -153,6 +153,12 @@ def _already_submitted(task: Task, result: str) -> Any:
     return found
 
 
+def _locked_claim(task: Task) -> Claim:
+    """The claim of a task after P1, locked for the hand-in."""
+    assert task.claim_id is not None  # every task after P1 is of a claim
+    return Claim.objects.select_for_update().get(pk=task.claim_id)
+
+
 def _close(task: Task) -> None:
     now = timezone.now()
     task.status = Task.Status.SUBMITTED
@@ -367,8 +373,9 @@ def submit_evidence(task: Task, data: EvidenceData) -> EvidenceRound:
     """P2: store the question-answer pairs and verdict; the claim goes to the quality check."""
     locked = _lock_open_task(task, Phase.QUESTIONS)
     if locked is None:
-        return _already_submitted(task, "evidence_round")
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+        first: EvidenceRound = _already_submitted(task, "evidence_round")
+        return first
+    claim = _locked_claim(locked)
     if not locked.is_agreement_sample and claim.state != Claim.State.QUESTIONS:
         raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not waiting for P2")
     if claim.state == Claim.State.EXCLUDED:
@@ -389,8 +396,9 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     """P4: store the revised pairs and verdict; the claim goes to post-control."""
     locked = _lock_open_task(task, Phase.DISPUTE)
     if locked is None:
-        return _already_submitted(task, "evidence_round")
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+        first: EvidenceRound = _already_submitted(task, "evidence_round")
+        return first
+    claim = _locked_claim(locked)
     if claim.state != Claim.State.DISPUTE:
         raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in dispute")
     # A re-opened claim builds on its last dispute round, a first dispute on the P2 pairs.
@@ -418,7 +426,7 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     locked = Task.objects.select_for_update().get(pk=task.pk)
     if locked.phase not in (Phase.QUESTIONS, Phase.DISPUTE):
         raise WorkflowError("only question-answer tasks (P2, P4) report a claim this way")
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    claim = _locked_claim(locked)
     if locked.status == Task.Status.SUBMITTED:
         return claim
     if locked.status != Task.Status.IN_PROGRESS:
@@ -460,7 +468,7 @@ def submit_quality_check(task: Task, data: QualityVerdict) -> Any:
     locked = _lock_open_task(task, Phase.QUALITY_CHECK)
     if locked is None:
         return _already_submitted(task, "quality_check")
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    claim = _locked_claim(locked)
     evidence = locked.evidence_shown()
     if evidence is None:
         raise WorkflowError(f"claim {claim.pk} has no evidence to check")
@@ -485,7 +493,7 @@ def submit_post_control(task: Task, data: QualityVerdict) -> Any:
     locked = _lock_open_task(task, Phase.POST_CONTROL)
     if locked is None:
         return _already_submitted(task, "quality_check")
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    claim = _locked_claim(locked)
     if claim.state != Claim.State.POST_CONTROL:
         raise WorkflowError(f"claim {claim.pk} is {claim.get_state_display()}, not in P5")
     evidence = locked.evidence_shown()

@@ -98,7 +98,8 @@ def import_claims(
         next_position[article.id] = position
         workflow.accept_imported_claim(
             article,
-            record.questions,
+            # ParsedQuestion has QuestionData's fields, and only they are read.
+            record.questions,  # type: ignore[arg-type]
             label=record.label,
             actor=user,
             reason=f"imported from {source_file or 'a dataset file'} (record {record.index})",

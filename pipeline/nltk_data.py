@@ -309,6 +309,7 @@ def _try_download(target: Path, what: str, timeout: float, say: Say) -> bool:
     try:
         if not _download(package, staging, timeout, say):
             return False
+        names: tuple[str, ...]
         if what == "wordnet":
             _unzip_if_needed(staging / WORDNET_DIR, staging / "corpora/wordnet.zip")
             built, names, dest = staging / WORDNET_DIR, WORDNET_FILES, target / WORDNET_DIR

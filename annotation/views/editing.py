@@ -224,6 +224,7 @@ def draft_warnings(task: Task, draft: dict) -> dict:
             }
         }
     if task.phase in EVIDENCE_PHASES:
+        assert task.claim is not None  # P2 and P4 tasks are always of a claim
         problems = evidence_problems(
             evidence_forms.evidence_from_draft(draft), task.claim, phase=task.phase
         )
