@@ -24,9 +24,10 @@ from annotation.vocabulary import Phase
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
-    from django.http import HttpRequest, HttpResponse, QueryDict
+    from django.http import HttpResponse, QueryDict
     from rest_framework.serializers import Serializer
 
+    from annotation.http import AuthenticatedHttpRequest
     from annotation.models import Claim, EvidenceRound, Task
     from annotation.submissions import QualityVerdict
 
@@ -48,7 +49,7 @@ class PhaseParts:
     """Everything annotation needs to know of one phase."""
 
     # The editor of a task in progress (GET /annotate/tasks/<id>/).
-    screen: Callable[[HttpRequest, Task], HttpResponse]
+    screen: Callable[[AuthenticatedHttpRequest, Task], HttpResponse]
     # An autosave post as the draft stored on the task.
     draft_from_post: Callable[[QueryDict], dict]
     # A draft as (label, value, form field) rows, for the side-by-side conflict screen.
