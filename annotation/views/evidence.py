@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -226,7 +226,7 @@ def evidence_page(request: AuthenticatedHttpRequest, task: Task, **extra) -> Htt
     return render(request, TEMPLATE, _context(request, task, draft, _hints(task, draft), **extra))
 
 
-def _editor_task(request: HttpRequest, pk: int) -> Task:
+def _editor_task(request: AuthenticatedHttpRequest, pk: int) -> Task:
     return editor_task(request, pk, EVIDENCE_PHASES)
 
 

@@ -73,7 +73,7 @@ def revisions(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def revision(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def revision(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     task, found = own_revision_or_404(request.user, pk, revision_pk)
     return _detail(request, task, found, manager=False)
 
