@@ -43,6 +43,7 @@ screenshots: install nltk
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: install
 	$(VENV)/bin/ruff format .

@@ -26,7 +26,7 @@ class UserAdmin(DjangoUserAdmin):
     list_display = ("username", "role", "qualified_phases", "is_active", "last_login")
     list_filter = ("role", "is_active", "is_staff")
     fieldsets = (
-        *DjangoUserAdmin.fieldsets,
+        *DjangoUserAdmin.fieldsets,  # type: ignore[misc]  # set on UserAdmin; the stub allows None
         ("Annotation", {"fields": ("role", "qualified_phases", "completed_tours")}),
     )
 

@@ -18,6 +18,8 @@ produced the first time; other content after the task closed is a 409 as above.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import (
@@ -36,6 +38,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import assignment, handin, workflow
+from annotation.http import AuthenticatedRequest
 from annotation.middleware import LOCKED_OUT, MUST_CHANGE_PASSWORD
 from annotation.models import Article, Task
 from annotation.phases import parts_of, registered
@@ -53,13 +56,17 @@ from annotation.serializers import (
     TokenSerializer,
 )
 
+
 # Told apart by their phase (the discriminator); each page's schema admits only its phases.
 # Every phase's shapes are registered once the apps are loaded (annotation/phases.py).
+def _task_page_serializers() -> dict[str, Serializer[Any] | type[Serializer[Any]]]:
+    # The value type is drf-spectacular's parameter type (a dict is invariant in it).
+    return {str(int(phase)): parts.task_serializer for phase, parts in registered().items()}
+
+
 TASK_PAGE = PolymorphicProxySerializer(
     component_name="TaskPage",
-    serializers=lambda: {
-        str(int(phase)): parts.task_serializer for phase, parts in registered().items()
-    },
+    serializers=_task_page_serializers,
     resource_type_field_name="phase",
 )
 
@@ -80,7 +87,7 @@ def task_page(task: Task) -> dict:
     return serializer(task, context={"evidence": task.evidence_shown()}).data
 
 
-def submit_normalisation(task: Task, form: Serializer) -> dict:
+def submit_normalisation(task: Task, form: Any) -> dict:  # P1's serializer, validated
     """P1 takes claims or a report that the article cannot be used (annotation/apps.py)."""
     if "skip" in form.validated_data:
         workflow.skip_article(task, **form.validated_data["skip"])
@@ -96,7 +103,7 @@ def submit_normalisation(task: Task, form: Serializer) -> dict:
     return NormalisationResultSerializer(result).data
 
 
-def _submit(task: Task, form: Serializer) -> dict:
+def _submit(task: Task, form: Any) -> dict:  # a phase's submission serializer, validated
     """Hand the validated submission to the workflow; returns what it produced, shaped."""
     parts = parts_of(task.phase)
     if parts.api_submit is not None:
@@ -138,6 +145,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     serializer_class = TaskSummarySerializer
     lookup_value_regex = r"\d+"
+    request: AuthenticatedRequest
 
     def get_queryset(self) -> QuerySet[Task]:
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -179,7 +187,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         responses={200: TASK_PAGE, 409: OpenApiResponse(ErrorSerializer, "No task for you.")},
     )
     @action(detail=False, methods=["post"])
-    def next(self, request: Request) -> Response:
+    def next(self, request: AuthenticatedRequest) -> Response:
         form = NextTaskSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
@@ -197,7 +205,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         },
     )
     @action(detail=True, methods=["put"])
-    def draft(self, request: Request, pk: str | None = None) -> Response:
+    def draft(self, request: AuthenticatedRequest, pk: str | None = None) -> Response:
         task = self.get_object()
         form = DraftSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -233,7 +241,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         },
     )
     @action(detail=True, methods=["post"])
-    def submit(self, request: Request, pk: str | None = None) -> Response:
+    def submit(self, request: AuthenticatedRequest, pk: str | None = None) -> Response:
         task = self.get_object()
         payload = request.data if isinstance(request.data, dict) else {}
         sent = payload.get("draft_version")

@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -47,7 +49,7 @@ def touches() -> QuerySet[Task]:
     return Task.objects.filter(annotator__isnull=False).order_by()
 
 
-def touched_articles(annotator: User | int) -> QuerySet[Task]:
+def touched_articles(annotator: User | int) -> QuerySet[Task, Any]:
     """The ids of the articles `annotator` has touched (a subquery)."""
     return touches().filter(annotator=annotator).values("article_id")
 
@@ -97,13 +99,13 @@ def current_task(annotator: User, phase: int) -> Task | None:
     )
 
 
-def phase_standings(annotator: User) -> dict[int, dict]:
+def phase_standings(annotator: User) -> dict[int, dict[str, Any]]:
     """Per phase, where the annotator stands, for the control panel: tasks handed in and
     held, the task current_task() would name, the last hand-in and what quota_left() would
     say. A handful of queries for all phases together, rather than a few per phase: the panel
     is the page every annotator opens between tasks."""
     mine = Task.objects.filter(annotator=annotator)
-    counts = {
+    counts: dict[int, Mapping[str, Any]] = {
         row["phase"]: row
         for row in mine.values("phase").annotate(
             done=Count("id", filter=Q(status=Task.Status.SUBMITTED)),
@@ -256,7 +258,7 @@ def _claim_in_one_statement(annotator: User, phase: int) -> Task | None:
     return next(iter(Task.objects.raw(_claim_sql(), params)), None)
 
 
-def expire_lapsed_leases(now=None) -> int:
+def expire_lapsed_leases(now: datetime | None = None) -> int:
     """Return tasks idle past their lease to the pool; the lapsed task keeps its draft.
 
     Runs every minute on Celery beat (annotation.tasks.expire_leases), not inside "Start
@@ -413,7 +415,7 @@ def assign_tasks(
     return handed
 
 
-def queue_overview() -> list[dict]:
+def queue_overview() -> list[dict[str, Any]]:
     """Per phase: waiting, assigned, in progress and done today (for the manager page)."""
     today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
     rows = Task.objects.values("phase").annotate(
@@ -422,7 +424,7 @@ def queue_overview() -> list[dict]:
         in_progress=Count("id", filter=Q(status=Task.Status.IN_PROGRESS)),
         done_today=Count("id", filter=Q(status=Task.Status.SUBMITTED, submitted_at__gte=today)),
     )
-    by_phase = {row["phase"]: row for row in rows}
+    by_phase: dict[int, dict[str, Any]] = {row["phase"]: dict(row) for row in rows}
     return [
         by_phase.get(
             phase, {"phase": phase, "waiting": 0, "assigned": 0, "in_progress": 0, "done_today": 0}

@@ -10,6 +10,8 @@ to this.
 
 from __future__ import annotations
 
+from typing import Any
+
 from annotation.models import Claim
 from annotation.vocabulary import BLIND_PHASES, Phase
 from search_proxy.flags import fact_check_finding, fact_check_findings
@@ -58,7 +60,7 @@ def shown_addresses(urls: list[str | None], article_url: str | None) -> list[str
     return [HIDDEN_ADDRESS if u and u in reveals else u for u in urls]
 
 
-def blind_claim(claim: Claim) -> dict:
+def blind_claim(claim: Claim) -> dict[str, Any]:
     """The claim as a blind phase may know it: its words and metadata, nothing else."""
     view = {name: getattr(claim, name) for name in BLIND_CLAIM_FIELDS}
     shown = shown_addresses([view[name] for name in ADDRESS_FIELDS], claim.article.url)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from annotation.models import Claim
-from annotation.submissions import EvidenceData, Problem, too_long
+from annotation.submissions import AnswerData, EvidenceData, Problem, too_long
 from annotation.vocabulary import NO_ANSWER_TEXT, AnswerType, Phase, SourceMedium, Verdict
 from search_proxy.flags import fact_check_findings, misinformation_among
 from search_proxy.service import source_date_problems
@@ -165,7 +165,7 @@ def evidence_problems(
     return problems
 
 
-def _answer_problems(where: str, answer, claim: Claim) -> list[Problem]:
+def _answer_problems(where: str, answer: AnswerData, claim: Claim) -> list[Problem]:
     problems = [
         *too_long(f"{where}.text", "answer", answer.text),
         *too_long(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -107,7 +108,7 @@ def closed_reason(task: Task) -> str:
 
 def save(
     task: Task,
-    content: dict,
+    content: dict[str, Any],
     *,
     version: int | None,
     author: User | None,
@@ -124,7 +125,7 @@ def save(
 @transaction.atomic
 def hand_in(
     task: Task,
-    content: dict,
+    content: dict[str, Any],
     *,
     version: int | None,
     author: User | None,
@@ -218,9 +219,9 @@ def _record(
     via_api: bool,
     base_version: int | None,
     version: int | None,
-    content: dict,
+    content: dict[str, Any],
     digest: str,
-    now,
+    now: datetime,
 ) -> DraftRevision:
     tab = (tab or "")[:64]
     # With its keyframe: in the usual case (the same tab saving again) the last revision is
@@ -268,7 +269,7 @@ def _record(
         task_status=task.status if outcome == Outcome.REFUSED_CLOSED else "",
         data=data,
         delta_of=base,
-        depth=previous.depth + 1 if base is not None else 0,
+        depth=previous.depth + 1 if base is not None and previous is not None else 0,
         digest=digest,
         size=size,
         created_at=now,

@@ -49,7 +49,8 @@ def column_limit(column: str) -> int:
     if column == "url":
         return TEXT_LIMITS["web_address"]
     if column in _STORED_AS:
-        return Article._meta.get_field(_STORED_AS[column]).max_length
+        # _STORED_AS names text columns, which all have a max_length (the stub allows a relation)
+        return Article._meta.get_field(_STORED_AS[column]).max_length  # type: ignore[union-attr, return-value]
     return MAX_TEXT_LENGTH
 
 
@@ -185,7 +186,7 @@ def _validate(line: int, raw: dict, problems: list[str]) -> IntakeRow | None:
             f"line {line}, field 'url': is too long once written in its standard form "
             f"(at most {column_limit('url'):,} characters)"
         )
-    dates = {}
+    dates: dict[str, date | None] = {}
     for key in ("publication_date", "claim_date"):
         value = text(key)
         dates[key] = None

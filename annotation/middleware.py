@@ -42,6 +42,7 @@ class PasswordChangeRequired:
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated or not user.must_change_password:
             return None
+        assert request.resolver_match is not None  # resolved before any process_view
         if request.resolver_match.url_name in OPEN_WHILE_PASSWORD_MUST_CHANGE:
             return None
         if request.path_info.startswith("/api/"):

@@ -73,7 +73,8 @@ class User(AbstractUser):
     def save(self, *args, **kwargs) -> None:
         # set_password() leaves the new password in _password until the save; a changed
         # password ends every API token, as Django's session hash ends other sessions.
-        password_changed = self._password is not None and self.pk is not None
+        # _password is AbstractBaseUser's own attribute; the stub does not declare it.
+        password_changed = self._password is not None and self.pk is not None  # type: ignore[attr-defined]
         super().save(*args, **kwargs)
         # A deactivated account keeps no token: one that only answered 401 while the
         # account was off would work again the moment it is reactivated.
@@ -91,7 +92,8 @@ class User(AbstractUser):
                 raise ValidationError({"username": problem})
 
     def revoke_api_tokens(self) -> None:
-        self.auth_token_set.all().delete()
+        # knox's AuthToken.user reverse relation; knox has no type information.
+        self.auth_token_set.all().delete()  # type: ignore[attr-defined]
 
     def chose_own_password(self) -> None:
         """The owner has replaced a one-time password: the account opens fully."""
@@ -242,7 +244,8 @@ class Article(models.Model):
 
     # The moves P1 makes (annotation/workflow.py); intake and dataset import create articles
     # in their first state.
-    TRANSITIONS = {
+    # Keyed by the stored value (str), as the field reads back.
+    TRANSITIONS: dict[str, frozenset[str]] = {
         State.AWAITING_NORMALISATION: frozenset({State.NORMALISED, State.SKIPPED}),
     }
 
@@ -494,7 +497,7 @@ class Task(models.Model):
     QUOTA_STATUSES = (*HELD_STATUSES, Status.SUBMITTED)
     # The moves of a task, made by the methods below (and by report_claim's cancelling of a
     # claim's other open tasks).
-    TRANSITIONS = {
+    TRANSITIONS: dict[str, frozenset[str]] = {
         Status.POOLED: frozenset({Status.ASSIGNED, Status.IN_PROGRESS, Status.CANCELLED}),
         Status.ASSIGNED: frozenset({Status.IN_PROGRESS, Status.RELEASED, Status.CANCELLED}),
         Status.IN_PROGRESS: frozenset(
@@ -751,6 +754,7 @@ class Task(models.Model):
 
     def search_scope(self) -> SearchScope:
         """The scope of a search from this task (P2, P4): its claim's, logged against it."""
+        assert self.claim is not None  # P2 and P4 are always of a claim
         return self.claim.search_scope(task=self)
 
     def extend_lease(self, now=None) -> None:
@@ -876,7 +880,10 @@ class DraftRevision(models.Model):
         """The canonical JSON of the content; `keyframe` is its keyframe's, when known."""
         if self.delta_of_id is None:
             return zlib.decompress(bytes(self.data))
-        reader = zlib.decompressobj(zdict=keyframe or self.delta_of.raw())
+        if not keyframe:
+            assert self.delta_of is not None  # delta_of_id is set
+            keyframe = self.delta_of.raw()
+        reader = zlib.decompressobj(zdict=keyframe)
         return reader.decompress(bytes(self.data)) + reader.flush()
 
     @classmethod
@@ -1061,7 +1068,7 @@ class Transition(models.Model):
     def _state_label(self, value: str) -> str:
         # Managers read "waiting for P3", not the stored "quality_check".
         states = Claim.State if self.claim_id else Article.State
-        return dict(states.choices).get(value, value)
+        return str(dict(states.choices).get(value, value))
 
     @property
     def from_label(self) -> str:

@@ -24,14 +24,15 @@ from annotation.vocabulary import Phase
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
-    from django.http import HttpRequest, HttpResponse, QueryDict
+    from django.http import HttpResponse, QueryDict
     from rest_framework.serializers import Serializer
 
+    from annotation.http import AuthenticatedHttpRequest
     from annotation.models import Claim, EvidenceRound, Task
     from annotation.submissions import QualityVerdict
 
 
-def _nothing(task: Task, *args: Any) -> dict:
+def _nothing(task: Task, *args: Any) -> dict[str, Any]:
     return {}
 
 
@@ -48,25 +49,25 @@ class PhaseParts:
     """Everything annotation needs to know of one phase."""
 
     # The editor of a task in progress (GET /annotate/tasks/<id>/).
-    screen: Callable[[HttpRequest, Task], HttpResponse]
+    screen: Callable[[AuthenticatedHttpRequest, Task], HttpResponse]
     # An autosave post as the draft stored on the task.
-    draft_from_post: Callable[[QueryDict], dict]
+    draft_from_post: Callable[[QueryDict], dict[str, Any]]
     # A draft as (label, value, form field) rows, for the side-by-side conflict screen.
-    draft_summary: Callable[[dict], list[tuple[str, str, str]]]
+    draft_summary: Callable[[dict[str, Any]], list[tuple[str, str, str]]]
     # The workflow's hand-in of the phase (annotation/workflow.py); locks, checks, stores.
     submit: Callable[[Task, Any], Any]
     # The task API: the task page, the payload of a hand-in, the shape of what it produced.
-    task_serializer: type[Serializer]
-    submit_serializer: type[Serializer]
-    result_serializer: type[Serializer]
+    task_serializer: type[Serializer[Any]]
+    submit_serializer: type[Serializer[Any]]
+    result_serializer: type[Serializer[Any]]
     # The task API's hand-in, when the phase takes more than one kind of payload (P1 also
     # takes a report); by default the payload goes to `submit` and the result is shaped.
-    api_submit: Callable[[Task, Serializer], dict] | None = None
+    api_submit: Callable[[Task, Serializer[Any]], dict[str, Any]] | None = None
     # The QA pairs a task of the phase checks or revises (Task.evidence_shown).
     evidence_shown: Callable[[Task], EvidenceRound | None] = no_evidence
     # Hints refreshed beside the editor after an autosave (context for `save_status_part`),
     # and the template part (out-of-band swaps) of annotation/_save_status.html that shows them.
-    draft_warnings: Callable[[Task, dict], dict] = _nothing
+    draft_warnings: Callable[[Task, dict[str, Any]], dict[str, Any]] = _nothing
     save_status_part: str = ""
     # Whether the unsent draft of a lapsed or released task goes to its replacement. Not for
     # the blind checks: a verdict must be the checker's own, so the next checker starts
@@ -75,7 +76,7 @@ class PhaseParts:
     # What a submitted task produced (what a repeated hand-in returns), or None.
     produced: Callable[[Task], Any] = _nothing_produced
     # What the read-only page of a submitted task shows of the annotator's own work.
-    handed_in: Callable[[Task], dict] = _nothing
+    handed_in: Callable[[Task], dict[str, Any]] = _nothing
     # The blind checks: judge and store a check (review/checks.py); the claim's moves stay
     # in annotation/workflow.py.
     store: Callable[[Task, Claim, EvidenceRound, QualityVerdict], Any] | None = None
@@ -88,8 +89,8 @@ class ReviewReads:
     # The latest submitted dataset check (P3 or P5) of a claim, with its flags, or None.
     latest_check: Callable[[Claim], Any]
     # Evidence rounds of `rounds` that a check has judged, and those whose check agreed.
-    checked_rounds: Callable[[QuerySet], QuerySet]
-    agreeing_rounds: Callable[[QuerySet], QuerySet]
+    checked_rounds: Callable[[QuerySet[EvidenceRound]], QuerySet[EvidenceRound]]
+    agreeing_rounds: Callable[[QuerySet[EvidenceRound]], QuerySet[EvidenceRound]]
 
 
 _registered: dict[int, PhaseParts] = {}

@@ -15,14 +15,16 @@ refuses an address or page, 502 when the page cannot be fetched.
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.access import own_search_task
+from annotation.http import AuthenticatedRequest
 from annotation.models import Task
 from search_proxy import fetch, service
 from search_proxy.backends import SearchUnavailable
@@ -35,7 +37,7 @@ from search_proxy.serializers import (
 )
 
 
-def _task_for(request: Request, data: dict) -> Task | None:
+def _task_for(request: AuthenticatedRequest, data: dict) -> Task | None:
     """The caller's P2/P4 task the search is for. Annotators always search from one, so a
     quality checker (P3, P5) cannot search at all; managers and researchers may search freely."""
     if "task" in data:
@@ -59,8 +61,10 @@ def _error(exc: Exception, code: int, **headers: str) -> Response:
         503: OpenApiResponse(description="The search backend is unavailable."),
     },
 )
-@api_view(["GET"])
-def search(request: Request) -> Response:
+# The stub's api_view takes views of a plain Request only; IsAuthenticated (the default
+# permission class) makes this one an AuthenticatedRequest.
+@api_view(["GET"])  # type: ignore[arg-type]
+def search(request: AuthenticatedRequest) -> Response:
     form = SearchQuerySerializer(data=request.query_params)
     form.is_valid(raise_exception=True)
     data = form.validated_data
@@ -101,8 +105,10 @@ def search(request: Request) -> Response:
         ),
     },
 )
-@api_view(["POST"])
-def open_page(request: Request) -> Response:
+# The stub's api_view takes views of a plain Request only; IsAuthenticated (the default
+# permission class) makes this one too an AuthenticatedRequest.
+@api_view(["POST"])  # type: ignore[arg-type]
+def open_page(request: AuthenticatedRequest) -> Response:
     form = OpenPageSerializer(data=request.data)
     form.is_valid(raise_exception=True)
     data = form.validated_data
@@ -128,7 +134,7 @@ def open_page(request: Request) -> Response:
     except fetch.PageUnavailable as exc:
         # As the viewer does: the local index's text of the page, when it has one.
         indexed = fetch.indexed_copy(data["url"])
-        body = {"detail": str(exc), "indexed": None}
+        body: dict[str, Any] = {"detail": str(exc), "indexed": None}
         if indexed is not None:
             body["indexed"] = {"title": indexed.title, "sentences": list(indexed.sentences)}
         return Response(body, status=status.HTTP_502_BAD_GATEWAY)

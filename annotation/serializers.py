@@ -118,7 +118,8 @@ def _questions(evidence: EvidenceRound | None) -> list[dict]:
     if evidence is None:
         return []
     questions = evidence.questions.prefetch_related("answers")
-    return QuestionSerializer(questions, many=True).data
+    # many=True gives a ReturnList; the stub types .data as a ReturnDict.
+    return QuestionSerializer(questions, many=True).data  # type: ignore[return-value]
 
 
 class ArticleSerializer(serializers.ModelSerializer):
@@ -392,7 +393,8 @@ class CredentialsSerializer(AuthTokenSerializer):
         max_length=4096,
         style={"input_type": "password"},
     )
-    token = None  # the answer's field (TokenSerializer), not the request's
+    # the answer's field (TokenSerializer), not the request's; DRF removes a field set to None
+    token = None  # type: ignore[assignment]
 
     def validate_username(self, username: str) -> str:
         return normalised(username)

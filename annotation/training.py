@@ -29,6 +29,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
@@ -89,19 +90,21 @@ def pool(phase: int, bar: QualificationThresholds | None = None) -> QuerySet[Cla
     if phase in VERDICT_PHASES:
         claims = claims.filter(label__in=Verdict.values)
     if phase == Phase.QUESTIONS:
-        claims = claims.filter(n_questions__gte=bar.min_qa_pairs)
+        # n_questions is gold_claims()'s annotation; the plugin knows only the model's fields.
+        claims = claims.filter(n_questions__gte=bar.min_qa_pairs)  # type: ignore[misc]
     return claims
 
 
 def _balanced(claims: list[Claim], n: int, rng: random.Random) -> list[Claim]:
     """n claims taken in turn from each label's shuffled list, then shuffled: label counts
     differ by at most one where the pool allows, and the order gives nothing away."""
-    by_label: dict[str, list[Claim]] = defaultdict(list)
+    by_label: dict[str | None, list[Claim]] = defaultdict(list)
     for claim in claims:
         by_label[claim.label].append(claim)
     for group in by_label.values():
         rng.shuffle(group)
-    labels = sorted(by_label)
+    # label is nullable in the schema; key=str keeps the order of real labels unchanged.
+    labels = sorted(by_label, key=str)
     rng.shuffle(labels)
     chosen: list[Claim] = []
     while len(chosen) < n and any(by_label.values()):
@@ -194,7 +197,7 @@ def f1(given: list[str], gold: list[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def gold_pairs(claim: Claim) -> list[dict]:
+def gold_pairs(claim: Claim) -> list[dict[str, Any]]:
     evidence = claim.dataset_evidence()
     if evidence is None:
         return []
@@ -228,7 +231,7 @@ def gold_strings(claim: Claim) -> list[str]:
     return evidence_strings(record)
 
 
-def score(phase: int, claim: Claim, answer: dict) -> dict:
+def score(phase: int, claim: Claim, answer: dict[str, Any]) -> dict[str, Any]:
     """How one training answer compares with the gold, measure by measure."""
     if phase == Phase.NORMALISATION:
         return {
@@ -237,7 +240,7 @@ def score(phase: int, claim: Claim, answer: dict) -> dict:
                 answer.get("fact_checking_strategies", []), claim.fact_checking_strategies
             ),
         }
-    result: dict = {"verdict_correct": answer.get("verdict") == claim.label}
+    result: dict[str, Any] = {"verdict_correct": answer.get("verdict") == claim.label}
     if phase == Phase.QUESTIONS:
         given = [(p.get("question", ""), p.get("answer", "")) for p in answer.get("pairs", [])]
         judged = qa_pairs.judge_pairs(given, gold_strings(claim), meteor, claim=claim.text)
@@ -365,7 +368,7 @@ def standing(annotator: User, phase: int, *, explain: bool = False) -> Standing:
 
 
 @transaction.atomic
-def hand_in(annotator: User, phase: int, claim: Claim, answer: dict) -> TrainingAnswer:
+def hand_in(annotator: User, phase: int, claim: Claim, answer: dict[str, Any]) -> TrainingAnswer:
     """Record a training answer on the trainee's next drawn claim; qualify on a pass.
 
     Only the next claim of the trainee's own draw is accepted: answering another gold claim
@@ -443,7 +446,7 @@ def grant(user: User, phases: list[int], manager: User, reason: str = "") -> lis
     return sorted({int(p) for p in phases})
 
 
-def set_thresholds(manager: User, **values) -> QualificationThresholds:
+def set_thresholds(manager: User, **values: Any) -> QualificationThresholds:
     thresholds = QualificationThresholds.objects.create(changed_by=manager, **values)
     audit(manager, "qualification", f"set qualification thresholds: {thresholds}", **values)
     return thresholds
@@ -460,7 +463,7 @@ def training_overview() -> list[tuple[User, list[Standing]]]:
     ]
 
 
-def trainee_record(person: User) -> list[tuple[Standing, list[tuple[TrainingAnswer, list]]]]:
+def trainee_record(person: User) -> list[tuple[Standing, list[tuple[TrainingAnswer, list[Any]]]]]:
     """Per phase: the standing, and each answer with its side-by-side rows (manager page)."""
     record = []
     for p in TRAINING_PHASES:

@@ -22,6 +22,8 @@ phase. docs/blindness.md explains the policy for managers.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from annotation.blindness import blind_claim, shown_addresses
@@ -117,7 +119,7 @@ def verdict_visible(user: User, claim: Claim) -> bool:
 # --- The context of blind pages ------------------------------------------------------------
 
 
-def blind_pairs(task: Task) -> list[dict]:
+def blind_pairs(task: Task) -> list[dict[str, Any]]:
     """The QA pairs a blind task checks, as plain values; sources that may reveal the
     fact-check (canonical test) are hidden."""
     evidence = task.evidence_shown()
@@ -145,11 +147,12 @@ def blind_pairs(task: Task) -> list[dict]:
     return pairs
 
 
-def blind_task_context(task: Task) -> dict:
+def blind_task_context(task: Task) -> dict[str, Any]:
     """Everything a blind task's page, fragment or error page may show, as plain values:
     never the Task, its Claim, its article or the EvidenceRound, and nobody's name."""
     if task.phase not in BLIND_PHASES:
         raise ValueError(f"task {task.pk} is not a blind task")
+    assert task.claim is not None  # blind tasks are always of a claim
     # The check handed in is review's: read through what review registered.
     own = parts_of(task.phase).handed_in(task) if task.status == Task.Status.SUBMITTED else {}
     return {

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -45,6 +46,7 @@ from annotation.submissions import (
     EvidenceData,
     FlagData,
     NormalisedClaim,
+    Problem,
     QualityVerdict,
     QuestionData,
 )
@@ -72,7 +74,7 @@ __all__ = [
 class EvidenceRejected(WorkflowError):
     """Question-answer pairs that break a rule of annotation/evidence.py."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
 
@@ -101,13 +103,19 @@ def _lock_open_task(task: Task, phase: int) -> Task | None:
     return locked
 
 
-def _already_submitted(task: Task):
+def _already_submitted(task: Task) -> Any:
     """What a repeated submit returns: the first submission's result (each phase names it
     in annotation/phases.py). A task closed another way (a report) has none, and says so."""
     found = parts_of(task.phase).produced(Task.objects.get(pk=task.pk))
     if found is None:
         raise WorkflowError(f"task {task.pk} was closed without this kind of submission")
     return found
+
+
+def _locked_claim(task: Task) -> Claim:
+    """The claim of a task after P1, locked for the hand-in."""
+    assert task.claim_id is not None  # every task after P1 is of a claim
+    return Claim.objects.select_for_update().get(pk=task.claim_id)
 
 
 def evidence_round_of(task: Task) -> EvidenceRound | None:
@@ -312,7 +320,7 @@ def accept_imported_claim(
     actor: User | None,
     reason: str,
     source_for: Callable[[str], Source | None] = _source_for,
-    **claim_fields,
+    **claim_fields: Any,
 ) -> Claim:
     """A claim of a released dataset file: accepted as it stands, with its pairs as the
     P2 round, and the transition that says where it came from."""
@@ -337,8 +345,9 @@ def submit_evidence(task: Task, data: EvidenceData) -> EvidenceRound:
     """P2: store the question-answer pairs and verdict; the claim goes to the quality check."""
     locked = _lock_open_task(task, Phase.QUESTIONS)
     if locked is None:
-        return _already_submitted(task)
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+        first: EvidenceRound = _already_submitted(task)
+        return first
+    claim = _locked_claim(locked)
     if not locked.is_agreement_sample:
         claim.check_turn(locked)
     # The extra round of the agreement sample moves nothing, but is no work on a claim
@@ -361,8 +370,9 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
     """P4: store the revised pairs and verdict; the claim goes to post-control."""
     locked = _lock_open_task(task, Phase.DISPUTE)
     if locked is None:
-        return _already_submitted(task)
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+        first: EvidenceRound = _already_submitted(task)
+        return first
+    claim = _locked_claim(locked)
     claim.check_turn(locked)
     # A re-opened claim builds on its last dispute round, a first dispute on the P2 pairs.
     evidence = _store_evidence(locked, claim, data, based_on=locked.evidence_shown())
@@ -375,9 +385,10 @@ def submit_dispute_resolution(task: Task, data: EvidenceData) -> EvidenceRound:
 def evidence_in_dispute(task: Task) -> EvidenceRound | None:
     """The pairs a P4 task revises: the claim's latest dataset pairs (a re-opened claim's
     last dispute round, else P2's); once submitted, the ones it actually started from."""
-    revised = getattr(task, "evidence_round", None) if task.pk else None
+    revised = evidence_round_of(task) if task.pk else None
     if revised is not None:
         return revised.based_on
+    assert task.claim is not None  # P4 tasks are always of a claim
     return task.claim.dataset_evidence()
 
 
@@ -398,7 +409,7 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
     locked = Task.objects.select_for_update().get(pk=task.pk)
     if locked.phase not in EVIDENCE_PHASES:
         raise WorkflowError("only question-answer tasks (P2, P4) report a claim this way")
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    claim = _locked_claim(locked)
     if locked.status == Task.Status.SUBMITTED:
         return claim
     locked.check_move(Task.Status.SUBMITTED)
@@ -424,7 +435,9 @@ def report_claim(task: Task, reason: str, note: str = "") -> Claim:
 # --- P3 and P5 -------------------------------------------------------------------------
 
 
-def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict):
+def _store_check(
+    task: Task, claim: Claim, evidence: EvidenceRound, data: QualityVerdict
+) -> Any:  # review's QualityCheck, which annotation does not import
     # How a check is judged and stored is review's (review/checks.py), which builds on this
     # module; the claim's moves stay here.
     store = parts_of(task.phase).store
@@ -434,12 +447,12 @@ def _store_check(task: Task, claim: Claim, evidence: EvidenceRound, data: Qualit
 
 
 @transaction.atomic
-def submit_quality_check(task: Task, data: QualityVerdict):
+def submit_quality_check(task: Task, data: QualityVerdict) -> Any:
     """P3: a blind verdict. Agreement with P2 accepts the claim; anything else is a dispute."""
     locked = _lock_open_task(task, Phase.QUALITY_CHECK)
     if locked is None:
         return _already_submitted(task)
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    claim = _locked_claim(locked)
     evidence = locked.evidence_shown()
     if evidence is None:
         raise WorkflowError(f"claim {claim.pk} has no evidence to check")
@@ -459,12 +472,12 @@ def submit_quality_check(task: Task, data: QualityVerdict):
 
 
 @transaction.atomic
-def submit_post_control(task: Task, data: QualityVerdict):
+def submit_post_control(task: Task, data: QualityVerdict) -> Any:
     """P5: a blind verdict on P4's evidence. Agreement accepts; anything else discards."""
     locked = _lock_open_task(task, Phase.POST_CONTROL)
     if locked is None:
         return _already_submitted(task)
-    claim = Claim.objects.select_for_update().get(pk=locked.claim_id)
+    claim = _locked_claim(locked)
     claim.check_turn(locked)
     evidence = locked.evidence_shown()
     if evidence is None:
@@ -479,14 +492,14 @@ def submit_post_control(task: Task, data: QualityVerdict):
     return check
 
 
-def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdict):
+def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdict) -> Any:
     """Hand in a task of any phase: the one entry point screens, the API and commands call.
     `data` is what the phase hands in (P1 a list of claims, P2/P4 evidence, P3/P5 a check);
     each phase names its submit function in annotation/phases.py."""
     return parts_of(task.phase).submit(task, data)
 
 
-def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
+def _accept(claim: Claim, check: Any, *, task: Task, reannotated: bool) -> None:
     claim.label = check.verdict
     claim.justification = check.justification
     claim.required_reannotation = reannotated
@@ -498,7 +511,7 @@ def _accept(claim: Claim, check, *, task: Task, reannotated: bool) -> None:
 # --- Manager actions -------------------------------------------------------------------
 
 
-def audit(actor: User | None, action: str, summary: str, **details) -> AuditEntry:
+def audit(actor: User | None, action: str, summary: str, **details: Any) -> AuditEntry:
     return AuditEntry.objects.create(actor=actor, action=action, summary=summary, details=details)
 
 

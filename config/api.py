@@ -11,7 +11,7 @@ reached (every account's reads and writes are limited, config/throttles.py).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -56,7 +56,9 @@ THROTTLED = OpenApiResponse(ErrorSerializer, description="Too many requests; see
 class ApiSchema(AutoSchema):
     """drf-spectacular's schema with the refusals every endpoint can give."""
 
-    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
+    def _get_response_bodies(
+        self, direction: Literal["request", "response"] = "response"
+    ) -> dict[str, Any]:
         responses = super()._get_response_bodies(direction)
         if direction != "response":
             return responses

@@ -18,4 +18,5 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
             return JsonResponse({"detail": too_large_message()}, status=413)
         context = {"message": too_large_message()}
         return render(request, "413.html", context, status=413)
-    return defaults.bad_request(request, exception)
+    # Django always passes the exception; None is only this signature's default.
+    return defaults.bad_request(request, exception)  # type: ignore[arg-type]

@@ -27,11 +27,14 @@ class ScoringJobAdmin(admin.ModelAdmin):
     readonly_fields = ["progress_done", "progress_total", "started_at", "finished_at", "result"]
 
 
+_DELIVERY_FIELDS = ("event", "status", "attempts", "response_status", "last_error", "created_at")
+
+
 class DeliveryInline(admin.TabularInline):
     model = WebhookDelivery
     extra = 0
-    fields = ["event", "status", "attempts", "response_status", "last_error", "created_at"]
-    readonly_fields = fields
+    fields = _DELIVERY_FIELDS
+    readonly_fields = _DELIVERY_FIELDS
     show_change_link = True
     ordering = ["-created_at"]
 

@@ -5,6 +5,8 @@ Researchers and managers only (token or session authentication); anyone else get
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
@@ -20,7 +22,9 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 
+from annotation.http import AuthenticatedRequest
 from annotation.models import Claim
 from annotation.serializers import ErrorSerializer
 from annotation.visibility import claims_seen_in_full
@@ -51,7 +55,7 @@ class ClaimPagination(CursorPagination):
     page_size_query_param = "page_size"
     max_page_size = 1000
 
-    def get_page_size(self, request: Request) -> int:
+    def get_page_size(self, request: Request) -> int | None:
         # DRF quietly uses the default for a bad page_size; a client should hear about it.
         sent = request.query_params.get(self.page_size_query_param)
         if sent and not (sent.isdigit() and 1 <= int(sent) <= self.max_page_size):
@@ -66,7 +70,8 @@ class ClaimPagination(CursorPagination):
         cursor = super().decode_cursor(request)
         if cursor is not None and cursor.position is not None:
             try:
-                valid = parse_datetime(cursor.position) is not None
+                # The stub types a cursor's position as an int; here it is updated_at, a str.
+                valid = parse_datetime(cursor.position) is not None  # type: ignore[arg-type]
             except ValueError:
                 valid = False
             if not valid:
@@ -101,6 +106,7 @@ class ClaimViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ClaimRecordSerializer
     permission_classes = [permissions.IsAuthenticated, IsResearcherOrManager]
     pagination_class = ClaimPagination
+    request: AuthenticatedRequest
 
     def get_queryset(self) -> QuerySet[Claim]:
         # Claims the caller holds or may receive blind work on are not theirs to read
@@ -146,7 +152,7 @@ class ExportJobViewSet(
         self.perform_create(serializer)
         return Response(serializer.data, status=201)
 
-    def perform_create(self, serializer: ExportJobSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[Any]) -> None:
         serializer.instance = start_export_job(
             ExportJob(**serializer.validated_data), self.request.user
         )
@@ -178,11 +184,12 @@ class WebhookViewSet(
     serializer_class = WebhookSerializer
     permission_classes = [permissions.IsAuthenticated, IsResearcherOrManager]
     queryset = Webhook.objects.none()  # for the schema; get_queryset gives the owner's
+    request: AuthenticatedRequest
 
     def get_queryset(self) -> QuerySet[Webhook]:
         return Webhook.objects.filter(owner=self.request.user)
 
-    def perform_create(self, serializer: WebhookSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[Any]) -> None:
         serializer.save(owner=self.request.user)
 
     def create(self, request: Request, *args, **kwargs) -> Response:

@@ -276,6 +276,7 @@ def _parse_claim(
     extra = {k: v for k, v in record.items() if k not in CLAIM_KEYS}
     if not r.ok:
         return None
+    assert claim_date is not None and article is not None  # required: read when r.ok
     return ParsedClaim(
         index=index,
         text=text,

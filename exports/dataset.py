@@ -98,7 +98,8 @@ def import_claims(
         next_position[article.id] = position
         workflow.accept_imported_claim(
             article,
-            record.questions,
+            # ParsedQuestion has QuestionData's fields, and only they are read.
+            record.questions,  # type: ignore[arg-type]
             label=record.label,
             actor=user,
             reason=f"imported from {source_file or 'a dataset file'} (record {record.index})",
@@ -231,7 +232,7 @@ def _forget_prefetched(claim: Claim) -> None:
         for question in evidence.questions.all():
             question._prefetched_objects_cache = {}
         evidence._prefetched_objects_cache = {}
-    claim.rounds = []
+    claim.rounds = []  # type: ignore[attr-defined]  # claims_for_export()'s prefetch attribute
 
 
 def claim_record(claim: Claim, *, with_passages: bool = False) -> dict:
@@ -305,7 +306,7 @@ def _official_answer_record(answer: Answer) -> dict:
     keys = ["answer", "answer_type", "source_url", "source_medium"]
     if answer.answer_type == "Boolean":
         keys.append("boolean_explanation")
-    if answer.source_id:
+    if answer.source_id and answer.source is not None:
         values["cached_source_url"] = answer.source.archived_url
         keys.append("cached_source_url")
     return ordered(values, keys, ANSWER_KEYS)

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
 
-from annotation.models import Claim
+from annotation.models import Claim, EvidenceRound
 from exports.dataset import claims_for_export
 from search_proxy.models import FetchedPage, SearchClick, SearchLog
 from search_proxy.webaddress import normalize_url
@@ -97,7 +97,9 @@ def pages_met(claim: Claim) -> list[_Met]:
 
     # claims_for_export() prefetches the dataset's evidence round as `rounds`.
     rounds = getattr(claim, "rounds", None)
-    evidence = claim.dataset_evidence() if rounds is None else next(iter(rounds), None)
+    evidence: EvidenceRound | None = (
+        claim.dataset_evidence() if rounds is None else next(iter(rounds), None)
+    )
     if evidence is not None:
         for question in evidence.questions.all():
             for answer in question.answers.all():
@@ -118,7 +120,7 @@ def pages_met(claim: Claim) -> list[_Met]:
             if isinstance(url, str):
                 add(url, "searched", search.query)
     # A cited page found by a search takes that search's query.
-    queries = {}
+    queries: dict[str, str] = {}
     for search in SearchLog.objects.filter(claim_id=claim.pk).order_by("created_at", "pk"):
         for url in search.result_urls or ():
             if isinstance(url, str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -97,7 +98,7 @@ class Job(models.Model):
         """A callback adding to the done count, writing it at most every PROGRESS_INTERVAL."""
         type(self).objects.filter(pk=self.pk).update(progress_total=total, progress_done=0)
         self.progress_total, self.progress_done = total, 0
-        state = {"pending": 0, "written": timezone.now()}
+        state: dict[str, Any] = {"pending": 0, "written": timezone.now()}
 
         def advance(n: int) -> None:
             state["pending"] += n
@@ -245,13 +246,13 @@ class ScoringJob(Job):
         return f"Scoring {self.pk} of {self.predictions_name or self.predictions.name}"
 
     @property
-    def references_label(self) -> str:
+    def references_label(self) -> str | None:
         if self.reference_export_id:
             return f"export {self.reference_export_id}"
         return self.references_name or self.references.name
 
     def references_path(self) -> Path:
-        if self.reference_export_id:
+        if self.reference_export_id and self.reference_export is not None:
             path = self.reference_export.path
             if path is None or not path.is_file():
                 raise FileNotFoundError(f"the file of export {self.reference_export_id} is gone")

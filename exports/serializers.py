@@ -45,7 +45,8 @@ class ClaimRecordSerializer(serializers.ModelSerializer):
         ]
 
     def get_split(self, claim: Claim) -> str:
-        boundaries = self.context.setdefault("boundaries", SplitBoundaries.from_settings())
+        # The context is the dict the view passes; the stub types it as a read-only Mapping.
+        boundaries = self.context.setdefault("boundaries", SplitBoundaries.from_settings())  # type: ignore[attr-defined]
         return boundaries.split_of(claim.claim_date)
 
     @extend_schema_field(OpenApiTypes.OBJECT)

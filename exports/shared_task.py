@@ -33,7 +33,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -90,9 +90,9 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
-def answer_text(answer: dict) -> str:
+def answer_text(answer: dict[str, Any]) -> str:
     """An answer as the 2024 and 2025 forms hold it: a Boolean one with its explanation."""
-    text = answer["answer"]
+    text: str = answer["answer"]
     if answer.get("answer_type") == "Boolean" and isinstance(
         answer.get("boolean_explanation"), str
     ):
@@ -100,7 +100,7 @@ def answer_text(answer: dict) -> str:
     return text
 
 
-def qa_pairs(record: dict) -> list[tuple[str, str, str]]:
+def qa_pairs(record: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(question, answer, source URL) per answer of a 2023 record, in order."""
     pairs = []
     for question in record.get("questions") or ():
@@ -121,7 +121,7 @@ def evi(pairs: Iterable[tuple[str, str]]) -> str:
     return "".join(question + QUESTION_END + answer + PAIR_END for question, answer in pairs)
 
 
-def record_2024(record: dict, claim_id: int) -> dict:
+def record_2024(record: dict[str, Any], claim_id: int) -> dict[str, Any]:
     """A 2023 record (gold or prediction) as a 2024 prediction."""
     return {
         "claim_id": claim_id,
@@ -134,7 +134,7 @@ def record_2024(record: dict, claim_id: int) -> dict:
     }
 
 
-def row_2025(record: dict, row_id: int, split: str = GOLD_SPLIT) -> dict:
+def row_2025(record: dict[str, Any], row_id: int, split: str = GOLD_SPLIT) -> dict[str, Any]:
     """A 2023 record as a 2025 CSV row."""
     return {
         "id": row_id,
@@ -145,7 +145,7 @@ def row_2025(record: dict, row_id: int, split: str = GOLD_SPLIT) -> dict:
     }
 
 
-def row_2025_from_2024(record: dict, row_id: int) -> dict:
+def row_2025_from_2024(record: dict[str, Any], row_id: int) -> dict[str, Any]:
     """A 2024 prediction as the organisers' ``prepare_leaderboard_submission.py`` writes it."""
     return {
         "id": row_id,
@@ -161,7 +161,7 @@ def row_2025_from_2024(record: dict, row_id: int) -> dict:
 # --------------------------------------------------------------------------------------
 
 
-def record_2024_from_row(row: dict) -> dict:
+def record_2024_from_row(row: dict[str, Any]) -> dict[str, Any]:
     """A 2025 row as a 2024 prediction (the CSV keeps no URLs)."""
     return {
         "claim_id": row["id"],
@@ -174,12 +174,12 @@ def record_2024_from_row(row: dict) -> dict:
     }
 
 
-def record_2023_from_2024(record: dict) -> dict:
+def record_2023_from_2024(record: dict[str, Any]) -> dict[str, Any]:
     """A 2024 prediction as a 2023 one: consecutive items of one question become its answers.
 
     The 2023 scorer then compares the same strings the 2024 one does.
     """
-    questions: list[dict] = []
+    questions: list[dict[str, Any]] = []
     for item in record.get("evidence") or ():
         answer = {"answer": item["answer"]}
         if item.get("url"):
@@ -203,17 +203,19 @@ def record_2023_from_2024(record: dict) -> dict:
 # --------------------------------------------------------------------------------------
 
 
-def records_as_2024(records: Iterable[dict]) -> Iterator[dict]:
+def records_as_2024(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     for position, record in enumerate(records):
         yield record_2024(record, position)
 
 
-def rows_2025(records: Iterable[dict], split: str = GOLD_SPLIT) -> Iterator[dict]:
+def rows_2025(
+    records: Iterable[dict[str, Any]], split: str = GOLD_SPLIT
+) -> Iterator[dict[str, Any]]:
     for position, record in enumerate(records):
         yield row_2025(record, position, split)
 
 
-def records_as_2023_predictions(form: str, records: list[dict]) -> list[dict]:
+def records_as_2023_predictions(form: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Any form's records as 2023 predictions (2025 rows in id order)."""
     if form == FORM_2023:
         return records
@@ -222,7 +224,7 @@ def records_as_2023_predictions(form: str, records: list[dict]) -> list[dict]:
     return [record_2023_from_2024(r) for r in records]
 
 
-def write_csv_rows(rows: Iterable[dict], out: IO[str]) -> int:
+def write_csv_rows(rows: Iterable[dict[str, Any]], out: IO[str]) -> int:
     """The 2025 CSV: header, then rows, as Python's csv module writes by default (CRLF),
     which is how the organisers wrote theirs. ``out`` must be opened with newline=""."""
     writer = data_csv_writer(out)
@@ -234,7 +236,7 @@ def write_csv_rows(rows: Iterable[dict], out: IO[str]) -> int:
     return count
 
 
-def write_form(form: str, records: Iterable[dict], out: IO[str]) -> int:
+def write_form(form: str, records: Iterable[dict[str, Any]], out: IO[str]) -> int:
     """Write 2023 records (gold, in dataset order) in ``form``; returns how many."""
     if form == FORM_2023:
         return write_json_array(records, out)
@@ -280,7 +282,8 @@ def read_records(stream: IO[bytes] | IO[str], name: str) -> list[Any]:
         raise ScoringInputError([f"{name}: the file is empty"])
     if stripped[0] == "[":
         try:
-            return read_json(text, check=False)
+            whole: list[Any] = read_json(text, check=False)
+            return whole
         except InputRefused as exc:
             raise ScoringInputError([f"{name}: {exc.refusal.message}"]) from exc
         except json.JSONDecodeError as exc:
@@ -398,7 +401,9 @@ def references_for(scorer: str, decoded: Decoded) -> list[Any]:
     return decoded.records
 
 
-def _converted(convert, decoded: Decoded, name: str, scorer: str) -> list[Any]:
+def _converted(
+    convert: Callable[[list[Any]], list[Any]], decoded: Decoded, name: str, scorer: str
+) -> list[Any]:
     if not isinstance(decoded.records, list):
         raise ScoringInputError([f"the {name} must be a list of records"])
     for index, record in enumerate(decoded.records):

@@ -7,17 +7,20 @@ Researchers and managers only. Long work runs as a Celery job; its page polls a 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import wraps
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from annotation.http import AuthenticatedHttpRequest
 from exports import scoring
 from exports.dataset import claims_for_export, export_records
 from exports.forms import ExportJobForm, ScoringForm, StatisticsForm
@@ -49,11 +52,13 @@ def researcher_required(view):
 
 @require_GET
 @researcher_required
-def export_list(request: HttpRequest) -> HttpResponse:
+def export_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _export_page(request, ExportJobForm())
 
 
-def _export_page(request: HttpRequest, form: ExportJobForm, status: int = 200) -> HttpResponse:
+def _export_page(
+    request: AuthenticatedHttpRequest, form: ExportJobForm, status: int = 200
+) -> HttpResponse:
     jobs = list(ExportJob.objects.select_related("batch", "requested_by")[:30])
     context = {
         "form": form,
@@ -70,7 +75,7 @@ def _export_page(request: HttpRequest, form: ExportJobForm, status: int = 200) -
 
 @require_POST
 @researcher_required
-def export_create(request: HttpRequest) -> HttpResponse:
+def export_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = ExportJobForm(request.POST)
     if form.is_valid() and (problem := ExportJob.quota_problem(request.user)):
         form.add_error(None, problem)
@@ -92,7 +97,7 @@ def export_create(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @researcher_required
-def export_job(request: HttpRequest, pk: int) -> HttpResponse:
+def export_job(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(ExportJob.objects.select_related("batch", "requested_by"), pk=pk)
     template = "exports/export_job.html"
     if request.htmx:
@@ -103,7 +108,7 @@ def export_job(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @researcher_required
-def export_download(request: HttpRequest, pk: int) -> FileResponse:
+def export_download(request: AuthenticatedHttpRequest, pk: int) -> FileResponse:
     job = get_object_or_404(ExportJob, pk=pk, status=ExportJob.Status.DONE)
     return download_response(job)
 
@@ -123,7 +128,7 @@ def download_response(job: ExportJob) -> FileResponse:
 
 @require_GET
 @researcher_required
-def statistics(request: HttpRequest) -> HttpResponse:
+def statistics(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = StatisticsForm(request.GET or None)
     if form.is_bound and not form.is_valid():
         return render(request, "exports/statistics.html", {"form": form}, status=422)
@@ -132,7 +137,7 @@ def statistics(request: HttpRequest) -> HttpResponse:
         if export.path is None or not export.path.is_file():
             raise Http404("The file of this export is no longer there.")
         try:
-            records = scoring.read_file(export.path)
+            records: Iterable[Any] = scoring.read_file(export.path)
         except scoring.ScoringInputError as exc:
             raise Http404(str(exc)) from exc
         source = str(export)
@@ -182,7 +187,7 @@ def statistics(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @researcher_required
-def scoring_form(request: HttpRequest) -> HttpResponse:
+def scoring_form(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = ScoringForm(request.POST or None, request.FILES or None)
     if form.is_bound and form.is_valid() and (problem := ScoringJob.quota_problem(request.user)):
         form.add_error(None, problem)
@@ -201,7 +206,7 @@ def scoring_form(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @researcher_required
-def scoring_job(request: HttpRequest, pk: int) -> HttpResponse:
+def scoring_job(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(ScoringJob.objects.select_related("reference_export"), pk=pk)
     template = "exports/scoring_job.html"
     if request.htmx:

@@ -24,6 +24,7 @@ import hmac
 import json
 import time
 from datetime import timedelta
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -217,7 +218,7 @@ def _queue(event: str, payload: dict[str, Any]) -> list[WebhookDelivery]:
     for delivery in deliveries:
         # robust: a broker that is down must not undo or break the caller's work; the
         # delivery stays pending and requeue_pending_webhooks sends it later.
-        transaction.on_commit(lambda pk=delivery.pk: deliver_webhook.delay(pk), robust=True)
+        transaction.on_commit(partial(deliver_webhook.delay, delivery.pk), robust=True)
     return deliveries
 
 

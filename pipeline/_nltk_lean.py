@@ -23,7 +23,7 @@ def _import_nltk_lean() -> None:
         del sys.modules["scipy.stats"]
     from nltk.metrics import association
 
-    def fisher_exact(*args, **kwargs):
+    def fisher_exact(*args: object, **kwargs: object) -> object:
         from scipy.stats import fisher_exact as real
 
         return real(*args, **kwargs)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -116,7 +116,8 @@ class MultiLabelClassifier:
     def probabilities(self, counts: sparse.spmatrix) -> np.ndarray:
         x = _tfidf(counts, self.idf)
         logits = np.asarray(x @ self.coef.T) + self.bias
-        return 1.0 / (1.0 + np.exp(-logits))
+        probabilities: np.ndarray = 1.0 / (1.0 + np.exp(-logits))
+        return probabilities
 
     def predict(self, counts: sparse.spmatrix) -> list[list[str]]:
         """The likeliest seen label set of each row."""
@@ -148,7 +149,7 @@ class MultiLabelClassifier:
         }
 
     @classmethod
-    def from_arrays(cls, saved) -> MultiLabelClassifier:
+    def from_arrays(cls, saved: Mapping[str, np.ndarray]) -> MultiLabelClassifier:
         labels = json.loads(saved["labels"].tobytes().decode())
         sets = [tuple(s) for s in json.loads(saved["label_sets"].tobytes().decode())]
         return cls(labels, saved["idf"], saved["coef"], saved["bias"], sets)
@@ -229,7 +230,9 @@ class DatedClassifiers:
         for cutoff in checkpoint_days(days.tolist()):
             rows = np.flatnonzero((days >= 0) & (days < cutoff))
             warm = checkpoints[-1][1] if checkpoints else None
-            model = MultiLabelClassifier.fit(counts[rows], [targets[i] for i in rows], warm=warm)
+            model = MultiLabelClassifier.fit(
+                counts[rows], [targets[i] for i in rows.tolist()], warm=warm
+            )
             if model is not None:
                 checkpoints.append((cutoff, model))
         return cls(checkpoints)
@@ -253,7 +256,8 @@ class DatedClassifiers:
         for n, (_cutoff, model) in enumerate(self.checkpoints):
             arrays.update({f"{n}_{key}": value for key, value in model.arrays().items()})
         tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, **arrays)
+        # numpy's stub types **kwds against its allow_pickle keyword too; no key here is that.
+        np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
         tmp.replace(path)
 
     @classmethod

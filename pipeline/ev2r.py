@@ -342,7 +342,10 @@ def question_evidence(evi: str) -> str:
 
 
 def prompts_for(
-    prompts: Prompts, kind: str, predictions: Sequence[dict], references: Sequence[dict]
+    prompts: Prompts,
+    kind: str,
+    predictions: Sequence[dict[str, Any]],
+    references: Sequence[dict[str, Any]],
 ) -> list[str]:
     """One prompt per claim: the reference's claim, reference evidence, predicted evidence."""
     template = prompts.template(kind)
@@ -368,8 +371,8 @@ class Ev2RResult:
 
 
 def ev2r_scores(
-    predictions: Sequence[dict],
-    references: Sequence[dict],
+    predictions: Sequence[dict[str, Any]],
+    references: Sequence[dict[str, Any]],
     client: ChatClient,
     prompts: Prompts,
     *,

@@ -38,6 +38,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from pipeline import _nltk_lean  # noqa: F401  (before NLTK: see its docstring)
 
@@ -127,7 +128,9 @@ class SynonymTable:
 
     FORMAT = 1
 
-    def __init__(self, lemmas: dict[str, dict[str, str]], exceptions: dict[str, dict[str, list]]):
+    def __init__(
+        self, lemmas: dict[str, dict[str, str]], exceptions: dict[str, dict[str, list[Any]]]
+    ):
         self._lemmas = lemmas  # pos -> lemma -> space-separated synonym names
         self._exceptions = exceptions  # pos -> inflected form -> base forms
         self._substitutions = WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS
@@ -205,7 +208,7 @@ class SynonymTable:
             pos: dict(zip(forms.split("\n"), names.split("\n"), strict=True))
             for pos, (forms, names) in lemma_blobs.items()
         }
-        exceptions = {}
+        exceptions: dict[str, dict[str, list[Any]]] = {}
         for pos, blob in exception_blobs.items():
             table = exceptions[pos] = {}
             for line in blob.split("\n") if blob else ():
@@ -414,12 +417,13 @@ class Meteor:
 
     def __call__(self, candidate: str, reference: str) -> float:
         if not self.fast:
-            return nltk_meteor.single_meteor_score(
+            score: float = nltk_meteor.single_meteor_score(
                 tuple(tokenize(reference)),
                 tuple(tokenize(candidate)),
                 stemmer=self._nltk_stemmer,
                 wordnet=self._nltk_wordnet,
             )
+            return score
         return self._aligned_score(self._text(candidate), self._text(reference))
 
     def _aligned_score(self, hyp: _Text, ref: _Text) -> float:
@@ -441,6 +445,8 @@ class Meteor:
         matched_ref: set[int] = set()
 
         # 1. Exact matches (NLTK's _match_enums).
+        in_hyp: Sequence[int]
+        in_ref: Sequence[int]
         hyp_at, ref_at = hyp.word_positions, ref.word_positions
         for word in hyp_at.keys() & ref_at.keys():
             in_hyp, in_ref = hyp_at[word], ref_at[word]
@@ -503,7 +509,8 @@ class Meteor:
         fmean = (precision * recall) / (ALPHA * precision + (1 - ALPHA) * recall)
         frag_frac = float(chunks) / matches_count
         penalty = GAMMA * frag_frac**BETA
-        return (1 - penalty) * fmean
+        score: float = (1 - penalty) * fmean
+        return score
 
     def score_pairs(
         self,

@@ -114,7 +114,8 @@ class BM25Index:
         self._lengths = np.zeros(0, dtype=np.float32)
 
     def __len__(self) -> int:
-        return self.counts.shape[0]
+        rows: int = self.counts.shape[0]
+        return rows
 
     # -- building ----------------------------------------------------------------------
 

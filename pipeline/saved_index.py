@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -36,7 +37,7 @@ _ARRAYS = ("data", "indices", "indptr", "lengths", "keys", "days")
 _KEEP_GENERATIONS = 2  # the current one and the one before, for readers not yet reloaded
 
 
-def save_index(index: BM25Index, folder: Path, meta: dict | None = None) -> str:
+def save_index(index: BM25Index, folder: Path, meta: dict[str, Any] | None = None) -> str:
     """Save ``index`` as a new generation in ``folder``; returns the generation's name.
 
     ``meta`` (JSON-serialisable) is stored with it, e.g. what the index covers.
@@ -103,7 +104,9 @@ class SavedIndex:
     def __init__(self, path: Path, *, analyser: Callable[[str], list[str]] = analyse) -> None:
         self.path = Path(path)
         self.analyser = analyser
-        self.meta: dict = json.loads((self.path / "meta.json").read_text(encoding="utf-8"))
+        self.meta: dict[str, Any] = json.loads(
+            (self.path / "meta.json").read_text(encoding="utf-8")
+        )
         self.generation: str = self.meta["generation"]
         self.k1 = float(self.meta["k1"])
         self.b = float(self.meta["b"])
@@ -137,7 +140,8 @@ class SavedIndex:
         col = self.vocabulary.get(term)
         if col is None:
             return np.zeros(0, dtype=np.int32)
-        return self.indices[self.indptr[col] : self.indptr[col + 1]]
+        rows: np.ndarray = self.indices[self.indptr[col] : self.indptr[col + 1]]
+        return rows
 
     def scores(self, terms: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for the analysed ``terms``, as BM25Index.scores."""
@@ -161,7 +165,8 @@ class SavedIndex:
 
     def allowed_before(self, before: date) -> np.ndarray:
         """Documents whose day is strictly before ``before``, or that have no day."""
-        return (self.days == NO_DATE) | (self.days < before.toordinal())
+        allowed: np.ndarray = (self.days == NO_DATE) | (self.days < before.toordinal())
+        return allowed
 
     def to_index(self) -> BM25Index:
         """An in-memory BM25Index with these documents, to add more and save again."""

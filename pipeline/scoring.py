@@ -124,8 +124,15 @@ class _Problems:
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
-    names = {bool: "true/false", int: "a number", float: "a number", str: "a string"}
-    return names.get(type(value), {list: "a list", dict: "an object"}.get(type(value), "?"))
+    names: dict[type, str] = {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }
+    return names.get(type(value), "?")
 
 
 def _check_evidence(where: str, record: Any, problems: _Problems) -> bool:
@@ -250,7 +257,9 @@ def check(predictions: Any, references: Any) -> _Checked:
     return _Checked(with_verdicts=with_verdicts, notes=notes)
 
 
-def _check_order(predictions: list[dict], references: list[dict], problems: _Problems) -> None:
+def _check_order(
+    predictions: list[dict[str, Any]], references: list[dict[str, Any]], problems: _Problems
+) -> None:
     """Predictions are matched to references by position, so a shuffled file is refused."""
     misplaced = []
     for i, (pred, ref) in enumerate(zip(predictions, references, strict=True)):
@@ -280,7 +289,9 @@ def _check_order(predictions: list[dict], references: list[dict], problems: _Pro
         )
 
 
-def _check_verdicts(predictions: list[dict], references: list[dict], problems: _Problems) -> bool:
+def _check_verdicts(
+    predictions: list[dict[str, Any]], references: list[dict[str, Any]], problems: _Problems
+) -> bool:
     labelled = [("label" in p) for p in predictions]
     ref_labelled = [("label" in r) for r in references]
     if not any(labelled) or not any(ref_labelled):
@@ -322,7 +333,7 @@ def _check_verdicts(predictions: list[dict], references: list[dict], problems: _
 # --------------------------------------------------------------------------------------
 
 
-def evidence_strings(record: dict) -> list[str]:
+def evidence_strings(record: dict[str, Any]) -> list[str]:
     """The official ``extract_full_comparison_strings``: one string per question-answer pair.
 
     ``question + " " + answer``; Boolean answers get ``". " + boolean_explanation`` appended;
@@ -345,7 +356,7 @@ def evidence_strings(record: dict) -> list[str]:
     return strings
 
 
-def prediction_questions(record: dict) -> list[str]:
+def prediction_questions(record: dict[str, Any]) -> list[str]:
     """The predicted strings of the question-only score: the first 10 questions.
 
     As in the official code, a prediction without a ``questions`` key falls back to its
@@ -356,10 +367,11 @@ def prediction_questions(record: dict) -> list[str]:
     return [qa["question"] for qa in record["questions"][:MAX_PAIRS]]
 
 
-def _prediction_justification(record: dict) -> str:
+def _prediction_justification(record: dict[str, Any]) -> str:
     if "justification" not in record:
         return " ".join(evidence_strings(record)[:MAX_PAIRS])
-    return record["justification"]
+    justification: str = record["justification"]
+    return justification
 
 
 # --------------------------------------------------------------------------------------
@@ -368,7 +380,7 @@ def _prediction_justification(record: dict) -> str:
 
 
 @cache
-def _linear_sum_assignment() -> Callable:
+def _linear_sum_assignment() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
     """SciPy's ``linear_sum_assignment``, without importing all of ``scipy.optimize``.
 
     The function is the compiled ``scipy.optimize._lsap`` module's own; importing it the
@@ -379,17 +391,20 @@ def _linear_sum_assignment() -> Callable:
     if "scipy.optimize" not in sys.modules:
         try:
             spec = importlib.util.find_spec("scipy")
-            folder = Path(next(iter(spec.submodule_search_locations))) / "optimize"  # type: ignore[union-attr]
+            # A missing spec or location raises here and is caught below.
+            folder = Path(next(iter(spec.submodule_search_locations))) / "optimize"  # type: ignore[union-attr, arg-type]
             (binary,) = [p for p in folder.glob("_lsap.*") if p.suffix in (".so", ".pyd")]
             module_spec = importlib.util.spec_from_file_location("scipy.optimize._lsap", binary)
             module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
             module_spec.loader.exec_module(module)  # type: ignore[union-attr]
-            return module.linear_sum_assignment
+            compiled: Callable[..., tuple[np.ndarray, np.ndarray]] = module.linear_sum_assignment
+            return compiled
         except (ImportError, AttributeError, OSError, StopIteration, ValueError, TypeError):
             pass
     from scipy.optimize import linear_sum_assignment
 
-    return linear_sum_assignment
+    imported: Callable[..., tuple[np.ndarray, np.ndarray]] = linear_sum_assignment
+    return imported
 
 
 def hungarian_meteor(matrix: np.ndarray, n_references: int) -> np.float64:
@@ -398,7 +413,7 @@ def hungarian_meteor(matrix: np.ndarray, n_references: int) -> np.float64:
     The operations are the official ones, in the same order, so the float is the same.
     """
     rows, cols = _linear_sum_assignment()(matrix, maximize=True)
-    utility = matrix[rows, cols].sum()
+    utility: np.float64 = matrix[rows, cols].sum()
     utility *= 1 / float(n_references)
     return utility
 
@@ -457,7 +472,7 @@ class Matched:
 
 def _table_for(
     comparisons: Sequence[Comparison], extra_pairs: Sequence[tuple[str, str]]
-) -> tuple[_PairTable, list, list, list[int]]:
+) -> tuple[_PairTable, list[Any], list[Any], list[int]]:
     table = _PairTable()
     question_cells, evidence_cells = [], []
     for c in comparisons:
@@ -522,7 +537,7 @@ def match_evidence(
     )
 
 
-def _comparison(pred: dict, ref: dict) -> Comparison:
+def _comparison(pred: dict[str, Any], ref: dict[str, Any]) -> Comparison:
     """The 2023 ``eval.py`` lists of one claim."""
     return Comparison(
         pred_questions=prediction_questions(pred),
@@ -533,8 +548,8 @@ def _comparison(pred: dict, ref: dict) -> Comparison:
 
 
 def score(
-    predictions: list[dict],
-    references: list[dict],
+    predictions: list[dict[str, Any]],
+    references: list[dict[str, Any]],
     *,
     processes: int | None = None,
     progress: Progress = _no_progress,
@@ -585,8 +600,8 @@ def score(
 
 
 def claim_scores(
-    predictions: list[dict],
-    references: list[dict],
+    predictions: list[dict[str, Any]],
+    references: list[dict[str, Any]],
     *,
     processes: int | None = 1,
     progress: Progress = _no_progress,
@@ -599,7 +614,7 @@ def claim_scores(
     return match_evidence(comparisons, processes=processes, progress=progress)
 
 
-def count_pairs(predictions: list[dict], references: list[dict]) -> int:
+def count_pairs(predictions: list[dict[str, Any]], references: list[dict[str, Any]]) -> int:
     """How many distinct METEOR pairs :func:`score` computes (for a progress bar's total)."""
     table = _PairTable()
     for pred, ref in zip(predictions, references, strict=False):
@@ -611,8 +626,8 @@ def count_pairs(predictions: list[dict], references: list[dict]) -> int:
 
 
 def _verdict_metrics(
-    predictions: list[dict],
-    references: list[dict],
+    predictions: list[dict[str, Any]],
+    references: list[dict[str, Any]],
     evidence: list[np.float64],
     justification: list[np.float64],
 ) -> dict[str, Any]:
@@ -641,7 +656,7 @@ def _verdict_metrics(
         },
     }
     for threshold in TYPE_LEVELS:
-        by_type: dict[str, list] = {}
+        by_type: dict[str, list[Any]] = {}
         for ev, ref in zip(evidence, references, strict=True):
             value = ev if ev > threshold else 0
             for claim_type in ref["claim_types"]:

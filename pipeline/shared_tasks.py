@@ -83,14 +83,14 @@ GOLD_SPLIT = "gold"
 # --------------------------------------------------------------------------------------
 
 
-def _items_2024(record: dict) -> list[str]:
+def _items_2024(record: dict[str, Any]) -> list[str]:
     """The official ``extract_full_comparison_strings(prediction, is_target=False)``."""
     strings = [e["question"] + " " + e["answer"] for e in record.get("evidence", ())]
     strings.extend(record.get("string_evidence", ()))
     return strings
 
 
-def _questions_2024(record: dict) -> list[str]:
+def _questions_2024(record: dict[str, Any]) -> list[str]:
     if "evidence" not in record:
         return _items_2024(record)[:MAX_PAIRS]
     return [e["question"] for e in record["evidence"][:MAX_PAIRS]]
@@ -177,8 +177,8 @@ def _check_2024(predictions: Any, references: Any) -> list[str]:
 
 
 def score_2024(
-    predictions: list[dict],
-    references: list[dict],
+    predictions: list[dict[str, Any]],
+    references: list[dict[str, Any]],
     *,
     processes: int | None = None,
     progress: Progress = _no_progress,
@@ -216,7 +216,7 @@ def score_2024(
         for ev, p, g in zip(matched.evidence, predicted, gold, strict=True)
     ]
     averitec = np.mean(np.array(rows), axis=0)
-    by_type: dict[str, list] = {}
+    by_type: dict[str, list[Any]] = {}
     for ev, ref in zip(matched.evidence, references, strict=True):
         value = ev if ev > HEADLINE_LEVEL else 0
         for claim_type in ref["claim_types"]:
@@ -266,7 +266,7 @@ def parse_evi(evi: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def read_csv_rows(text: str, name: str) -> list[dict]:
+def read_csv_rows(text: str, name: str) -> list[dict[str, Any]]:
     """The rows of a 2025 CSV file with ``id`` as an integer; ScoringInputError otherwise.
 
     Reading only: the official script reads with pandas, which needs the same columns.
@@ -285,7 +285,7 @@ def read_csv_rows(text: str, name: str) -> list[dict]:
             [f"{name}: no column {', '.join(map(repr, missing))}; expected {wanted}"]
         )
     problems = _Problems()
-    rows = []
+    rows: list[dict[str, Any]] = []
     try:
         for line, cells in enumerate(reader, start=2):
             if not cells:
@@ -295,7 +295,7 @@ def read_csv_rows(text: str, name: str) -> list[dict]:
                     f"{name}: row {line - 1} has {len(cells)} cells, the header {len(header)}"
                 )
                 continue
-            row = dict(zip(header, cells, strict=True))
+            row: dict[str, Any] = dict(zip(header, cells, strict=True))
             try:
                 row["id"] = int(row["id"])
             except ValueError:
@@ -311,7 +311,7 @@ def read_csv_rows(text: str, name: str) -> list[dict]:
 
 
 def _check_rows(
-    rows: list[dict], name: str, problems: _Problems
+    rows: list[dict[str, Any]], name: str, problems: _Problems
 ) -> dict[int, list[tuple[str, str]]]:
     pairs_of: dict[int, list[tuple[str, str]]] = {}
     seen: set[int] = set()
@@ -340,8 +340,8 @@ def _check_rows(
 
 
 def aligned_2025(
-    predictions: list[dict], references: list[dict]
-) -> tuple[list[dict], list[dict], list[str]]:
+    predictions: list[dict[str, Any]], references: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
     """The rows the official script scores, in its order (by id), and notes; or refusals.
 
     Reference rows of the ``gold`` split only (all rows if the file has no ``split``
@@ -416,8 +416,8 @@ def comparison_2025(pred_evi: str, ref_evi: str) -> Comparison:
 
 
 def score_2025(
-    predictions: list[dict],
-    references: list[dict],
+    predictions: list[dict[str, Any]],
+    references: list[dict[str, Any]],
     *,
     processes: int | None = None,
     progress: Progress = _no_progress,

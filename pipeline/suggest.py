@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -79,13 +80,13 @@ class PoolClaim:
     reporting_source: str = ""
     article_url: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["claim_date"] = self.claim_date.isoformat() if self.claim_date else None
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> PoolClaim:
+    def from_json(cls, data: dict[str, Any]) -> PoolClaim:
         return cls(
             id=int(data["id"]),
             text=data["text"],
@@ -243,7 +244,8 @@ class ClaimPool:
         code = self._article_codes.get(context.article) if context.article else None
         if code is not None:
             keep &= self._articles != code
-        return keep
+        allowed: np.ndarray = keep
+        return allowed
 
     def _own_article_from(self, context: ClaimContext) -> int | None:
         """The earliest day of a pool claim of the context's article, if it has any."""

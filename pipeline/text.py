@@ -58,6 +58,7 @@ def meteor(candidate: str, reference: str) -> float:
     # single_meteor_score only iterates over its arguments, so the cached tuples can be
     # passed as they are; the result is the same as with the lists word_tokenize returns.
     try:
-        return single_meteor_score(_tokens(reference), _tokens(candidate))
+        score: float = single_meteor_score(_tokens(reference), _tokens(candidate))
+        return score
     except LookupError as exc:
         raise LookupError(f"{_MISSING_DATA_HINT}\n{exc}") from exc

@@ -26,11 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, QuerySet
 
-from annotation.models import Claim, EvidenceRound
+from annotation.models import Claim, ClaimQuerySet, EvidenceRound
 from annotation.vocabulary import BLIND_PHASES, CLAIM_TOO_VAGUE, Phase, Verdict
 from pipeline import scoring
 from review.kappa import Rating, confusion_matrix, verdict_agreement
@@ -62,7 +63,7 @@ class ReportFilter:
     start: date | None = None
     end: date | None = None
 
-    def claims(self) -> QuerySet[Claim]:
+    def claims(self) -> ClaimQuerySet[Claim]:
         claims = Claim.objects.filter(origin=Claim.Origin.ANNOTATED)
         if self.batch_id:
             claims = claims.filter(article__batch_id=self.batch_id)
@@ -72,7 +73,7 @@ class ReportFilter:
             claims = claims.filter(created_at__date__lte=self.end)
         return claims
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "batch": self.batch_id,
             "start": self.start.isoformat() if self.start else None,
@@ -82,14 +83,14 @@ class ReportFilter:
 
 # Plain rows, not model instances: building thousands of models costs far more than the
 # arithmetic (benchmarks/reporting.py).
-def _rounds(claims: QuerySet[Claim], phase: int) -> QuerySet:
+def _rounds(claims: QuerySet[Claim], phase: int) -> QuerySet[EvidenceRound, tuple[Any, ...]]:
     """(claim, is sample, annotator, verdict) of each handed-in round with a verdict."""
     return EvidenceRound.objects.filter(
         claim__in=claims, phase=phase, submitted_at__isnull=False, verdict__isnull=False
     ).values_list("claim_id", "is_agreement_sample", "task__annotator__username", "verdict")
 
 
-def _checks(claims: QuerySet[Claim], phase: int) -> QuerySet:
+def _checks(claims: QuerySet[Claim], phase: int) -> QuerySet[QualityCheck, tuple[Any, ...]]:
     """(claim, is sample, checker, verdict, author of the checked round, its verdict)."""
     return QualityCheck.objects.filter(
         claim__in=claims, phase=phase, submitted_at__isnull=False, verdict__isnull=False
@@ -161,7 +162,7 @@ def stored_ratings(comparison: str, claims: QuerySet[Claim]) -> list[Rating]:
     ]
 
 
-def _counted(rows: QuerySet, first: str, second: str) -> list[tuple[str, str]]:
+def _counted(rows: QuerySet[Any], first: str, second: str) -> list[tuple[str, str]]:
     """The (first, second) pairs of these rows, counted by the database (one row per pair
     of labels) and expanded for `confusion_matrix`."""
     return [
@@ -171,7 +172,7 @@ def _counted(rows: QuerySet, first: str, second: str) -> list[tuple[str, str]]:
     ]
 
 
-def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
+def confusion_matrices(claims: QuerySet[Claim]) -> list[dict[str, Any]]:
     """P1 fact-checker label vs P2, P2 vs P3 and P4 vs P5, as count tables."""
     p1_p2 = _counted(
         EvidenceRound.objects.filter(
@@ -223,7 +224,7 @@ def confusion_matrices(claims: QuerySet[Claim]) -> list[dict]:
 # --- Evidence agreement ------------------------------------------------------------------
 
 
-def qa_record(evidence: EvidenceRound) -> dict:
+def qa_record(evidence: EvidenceRound) -> dict[str, Any]:
     """A QA set in the AVeriTeC JSON shape the scorer reads (questions, answers, types)."""
     return {
         "questions": [
@@ -248,8 +249,10 @@ def qa_record(evidence: EvidenceRound) -> dict:
 
 
 def evidence_agreement_of_records(
-    first: Sequence[dict], second: Sequence[dict], progress: scoring.Progress | None = None
-) -> dict:
+    first: Sequence[dict[str, Any]],
+    second: Sequence[dict[str, Any]],
+    progress: scoring.Progress | None = None,
+) -> dict[str, Any]:
     """Hungarian METEOR between two annotators' QA sets of the same claims, in order.
 
     `second` plays the reference, as the official evaluation's --references file: it is the
@@ -286,7 +289,9 @@ def double_annotated_pairs(claims: QuerySet[Claim]) -> list[tuple[EvidenceRound,
     ]
 
 
-def evidence_agreement(claims: QuerySet[Claim], progress: scoring.Progress | None = None) -> dict:
+def evidence_agreement(
+    claims: QuerySet[Claim], progress: scoring.Progress | None = None
+) -> dict[str, Any]:
     pairs = double_annotated_pairs(claims)
     return evidence_agreement_of_records(
         [qa_record(sample) for sample, _ in pairs], [qa_record(own) for _, own in pairs], progress
@@ -299,7 +304,7 @@ def evidence_agreement(claims: QuerySet[Claim], progress: scoring.Progress | Non
 def verdict_figures(
     claims: QuerySet[Claim],
     ratings: Callable[[str, QuerySet[Claim]], list[Rating]] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Every comparison's verdict figures (kappas with bootstrap intervals, per label, per
     annotator pair) over these claims, from the stored ratings or `ratings`."""
     ratings = ratings or stored_ratings
@@ -314,11 +319,11 @@ def verdict_figures(
 
 def assemble_report(
     report_filter: ReportFilter,
-    verdicts: dict,
-    confusion: list[dict],
-    evidence: dict | None,
-    **more,
-) -> dict:
+    verdicts: dict[str, Any],
+    confusion: list[dict[str, Any]],
+    evidence: dict[str, Any] | None,
+    **more: Any,
+) -> dict[str, Any]:
     """The report's one shape, whichever way its parts were obtained."""
     return {
         "filter": report_filter.as_dict(),
@@ -340,7 +345,7 @@ def agreement_report(
     evidence: bool = True,
     progress: scoring.Progress | None = None,
     ratings: Callable[[str, QuerySet[Claim]], list[Rating]] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Every agreement figure for the claims the filter selects, computed now.
 
     The surfaces read the stored figures instead (review/stored.py's `agreement_report`);

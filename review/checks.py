@@ -10,11 +10,12 @@ through annotation/phases.py (registered in review/apps.py) when a P3/P5 task is
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from typing import Any
 
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from annotation.models import Claim, EvidenceRound, Task
+from annotation.models import Claim, EvidenceRound, Question, Task
 from annotation.submissions import FlagData, Problem, QualityVerdict, too_long
 from annotation.vocabulary import CLAIM_TOO_VAGUE, AnswerType, Phase, Verdict
 from annotation.workflow import WorkflowError
@@ -64,7 +65,7 @@ def flag_fits(flag: FlagData) -> bool:
     return flag.code in ProblemFlag.Code.values and flag_target(flag.code) == _named(flag)
 
 
-def shown_positions(evidence) -> dict[int, dict[int, str]]:
+def shown_positions(evidence: EvidenceRound | None) -> dict[int, dict[int, str]]:
     """The question and answer positions of the evidence round a checker was shown, with
     each answer's type (some flags do not fit some types)."""
     if evidence is None:
@@ -100,7 +101,7 @@ def check_problems(data: QualityVerdict, phase: int, shown: Shown | None = None)
                 Problem("justification", "Explain how the answers lead to your verdict.")
             )
     problems.extend(too_long("justification", "justification", data.justification))
-    seen: set[tuple] = set()
+    seen: set[tuple[Any, ...]] = set()
     for index, flag in enumerate(data.flags):
         problem = _flag_problem(flag, shown)
         key = (flag.code, flag.question_position, flag.answer_position)
@@ -133,7 +134,10 @@ def store_check(
         is_agreement_sample=task.is_agreement_sample,
         submitted_at=timezone.now(),
     )
-    questions = {q.position: q for q in evidence.questions.prefetch_related("answers")}
+    # Keyed as flags name them; a position of None finds nothing, like a missing one.
+    questions: dict[int | None, Question] = {
+        q.position: q for q in evidence.questions.prefetch_related("answers")
+    }
     for flag in data.flags:
         # check_problems made sure every position names a pair that was shown.
         question = answer = None
@@ -196,16 +200,17 @@ def _flag_problem(flag: FlagData, shown: Shown | None) -> tuple[str, str] | None
 
 def _checked_round(task: Task) -> EvidenceRound | None:
     # Once submitted, a blind task's pairs are the ones its check was stored against.
-    check = getattr(task, "quality_check", None) if task.pk else None
+    check = check_of(task) if task.pk else None
     return check.evidence_round if check is not None else None
 
 
-def _latest(rounds) -> EvidenceRound | None:
+def _latest(rounds: QuerySet[EvidenceRound]) -> EvidenceRound | None:
     return rounds.exclude(submitted_at=None).order_by("-submitted_at").first()
 
 
 def evidence_for_quality_check(task: Task) -> EvidenceRound | None:
     """P3 checks the P2 pairs of its own track (the agreement sample has its own)."""
+    assert task.claim is not None  # blind tasks are always of a claim
     return _checked_round(task) or _latest(
         task.claim.evidence_rounds.filter(
             phase=Phase.QUESTIONS, is_agreement_sample=task.is_agreement_sample
@@ -215,6 +220,7 @@ def evidence_for_quality_check(task: Task) -> EvidenceRound | None:
 
 def evidence_for_post_control(task: Task) -> EvidenceRound | None:
     """P5 checks the pairs of the latest dispute resolution (P4)."""
+    assert task.claim is not None  # blind tasks are always of a claim
     return _checked_round(task) or _latest(task.claim.evidence_rounds.filter(phase=Phase.DISPUTE))
 
 
@@ -223,7 +229,7 @@ def check_of(task: Task) -> QualityCheck | None:
     return getattr(task, "quality_check", None)
 
 
-def own_check(task: Task) -> dict:
+def own_check(task: Task) -> dict[str, Any]:
     """A submitted blind task's own check as plain values (its read-only page is blind)."""
     check = check_of(task)
     if check is None:

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from annotation import accounts
 from annotation.access import manager_required
 from annotation.csvfiles import csv_writer
+from annotation.http import AuthenticatedHttpRequest
 from annotation.training import TRAINING_PHASES
 from annotation.views.manage import show_one_time_passwords
 from review import charts
@@ -61,7 +62,7 @@ def _page_links(request: HttpRequest, pages: dict) -> dict:
 
 
 @manager_required
-def dashboard(request: HttpRequest) -> HttpResponse:
+def dashboard(request: AuthenticatedHttpRequest) -> HttpResponse:
     form, report_filter = _filter(request)
     printable = request.GET.get("print") == "1"
     # Every figure is read from the stored ones (review/stored.py), METEOR scores included.
@@ -112,7 +113,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 @manager_required
-def dashboard_evidence(request: HttpRequest) -> HttpResponse:
+def dashboard_evidence(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The evidence-agreement section: a fragment for htmx, the section alone without it."""
     _, report_filter = _filter(request)
     evidence = evidence_figures(report_filter.claims())
@@ -126,7 +127,7 @@ def dashboard_evidence(request: HttpRequest) -> HttpResponse:
 
 
 @manager_required
-def dashboard_csv(request: HttpRequest, table: str) -> HttpResponse:
+def dashboard_csv(request: AuthenticatedHttpRequest, table: str) -> HttpResponse:
     if table not in TABLE_TITLES:
         raise Http404(f"no table called {table!r}")
     _, report_filter = _filter(request)
@@ -145,7 +146,7 @@ def dashboard_csv(request: HttpRequest, table: str) -> HttpResponse:
 
 @require_POST
 @manager_required
-def fix_stuck(request: HttpRequest) -> HttpResponse:
+def fix_stuck(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = StuckFixForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Name the account to create for the phase.")

@@ -61,7 +61,7 @@ def check_errors(draft: dict, phase: int) -> dict[str, str]:
 def verdict_from_draft(draft: dict) -> QualityVerdict:
     """The check a draft holds; ticks that do not fit their target are dropped, as the
     screen never offers them."""
-    flags = []
+    flags: list[FlagData] = []
     for target, codes in draft.get("flags", {}).items():
         match = _TARGET.match(f"flag-{target}")
         if not match:

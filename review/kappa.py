@@ -34,6 +34,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ class Rating:
 _DIGIT_RUNS = re.compile(r"(\d+)")
 
 
-def canonical_order(name: str) -> list:
+def canonical_order(name: str) -> list[Any]:
     """Sort key: digit runs compare as numbers ("2" before "10"), the rest as text."""
     if name.isascii() and name.isdigit():
         # Most items are claim ids: the split below would give exactly this.
@@ -83,7 +84,8 @@ class CountTable:
 
     @property
     def raters_per_item(self) -> np.ndarray:
-        return self.counts.sum(axis=1)
+        raters: np.ndarray = self.counts.sum(axis=1)
+        return raters
 
 
 def count_table(ratings: Iterable[Rating], labels: Sequence[str] | None = None) -> CountTable:
@@ -118,7 +120,8 @@ def count_table(ratings: Iterable[Rating], labels: Sequence[str] | None = None) 
 def _item_agreement(counts: np.ndarray) -> np.ndarray:
     """P_i: the share of agreeing rater pairs on each item."""
     n = counts.sum(axis=1)
-    return (counts * (counts - 1)).sum(axis=1) / (n * (n - 1))
+    agreement: np.ndarray = (counts * (counts - 1)).sum(axis=1) / (n * (n - 1))
+    return agreement
 
 
 def _kappas(item_agreement: np.ndarray, label_totals: np.ndarray, k: int) -> tuple[float, ...]:
@@ -130,7 +133,7 @@ def _kappas(item_agreement: np.ndarray, label_totals: np.ndarray, k: int) -> tup
     return observed, fleiss, randolph
 
 
-def multirater_agreement(table: CountTable, k: int | None = None) -> dict:
+def multirater_agreement(table: CountTable, k: int | None = None) -> dict[str, Any]:
     """Percent agreement, Fleiss' and Randolph's kappa and per-label agreement of a table.
 
     `k` is the number of labels raters could choose from (Randolph's chance is 1/k); by
@@ -238,7 +241,8 @@ def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
         return None
     n = len(pairs)
     observed = sum(a == b for a, b in pairs) / n
-    first, second = defaultdict(int), defaultdict(int)
+    first: defaultdict[str, int] = defaultdict(int)
+    second: defaultdict[str, int] = defaultdict(int)
     for a, b in pairs:
         first[a] += 1
         second[b] += 1
@@ -248,7 +252,7 @@ def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
     return (observed - chance) / (1 - chance)
 
 
-def pairwise_cohen(ratings: Iterable[Rating], min_overlap: int) -> list[dict]:
+def pairwise_cohen(ratings: Iterable[Rating], min_overlap: int) -> list[dict[str, Any]]:
     """Cohen's kappa for every annotator pair that rated at least `min_overlap` common items."""
     by_annotator: dict[str, dict[str, str]] = defaultdict(dict)
     for rating in ratings:
@@ -296,7 +300,7 @@ def verdict_agreement(
     *,
     min_pair_overlap: int = 10,
     resamples: int = BOOTSTRAP_RESAMPLES,
-) -> dict:
+) -> dict[str, Any]:
     """Every verdict-agreement figure of one set of ratings, as plain JSON-ready data."""
     table = count_table(ratings, labels)
     figures = multirater_agreement(table)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -242,7 +244,8 @@ def annotator_figures(report_filter: ReportFilter) -> list[dict]:
     """One row per annotator who handed in work: output, speed and quality signals."""
     tasks = _submitted(report_filter).filter(annotator__isnull=False)
     skipped = Q(phase=Phase.NORMALISATION, article__state=Article.State.SKIPPED)
-    rows = {
+    # Mapping: the done_p1..done_p5 keys are made from PHASES, which a TypedDict cannot name.
+    rows: dict[int, Mapping[str, Any]] = {
         row["annotator_id"]: row
         for row in tasks.values("annotator_id", "annotator__username").annotate(
             **{f"done_p{p}": Count("id", filter=Q(phase=p)) for p in PHASES},
@@ -258,7 +261,8 @@ def annotator_figures(report_filter: ReportFilter) -> list[dict]:
     # Agreement with others: of the other verdicts on the same claims, the share that agree.
     # A rating on an item with n ratings, s of them with its label, meets n - 1 others, s - 1
     # of them agreeing; the database counts n and s per rating (window functions).
-    agreeing, compared = Counter(), Counter()
+    agreeing: Counter[Any] = Counter()
+    compared: Counter[Any] = Counter()
     for who, n, same in (
         AgreementRating.objects.filter(comparison__in=("first_round", "p4_p5"), claim__in=claims)
         .annotate(
@@ -447,7 +451,7 @@ def stuck_tasks(
             "article": task.article_id,
             "what": str(task.claim or task.article)[:100],
             "waiting_since": task.created_at.isoformat(),
-            "reason": task.reason,
+            "reason": task.reason,  # type: ignore[attr-defined]  # _stuck_in's annotation
             "could_qualify": who.could_qualify(task.phase, touched[task.article_id]),
         }
         for task in page
@@ -462,7 +466,7 @@ def stuck_summary(report_filter: ReportFilter | None = None, who: _Who | None = 
     for phase in PHASES:
         for reason, n in (
             _stuck_in(report_filter, phase, who)
-            .values("reason")
+            .values("reason")  # type: ignore[misc]  # _stuck_in's annotation, not a field
             .annotate(n=Count("id"))
             .values_list("reason", "n")
             .order_by("reason")

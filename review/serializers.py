@@ -25,11 +25,11 @@ class FlagResultSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_question_position(self, flag: ProblemFlag) -> int | None:
-        question = flag.answer.question if flag.answer_id else flag.question
+        question = flag.answer.question if flag.answer is not None else flag.question
         return question.position if question else None
 
     def get_answer_position(self, flag: ProblemFlag) -> int | None:
-        return flag.answer.position if flag.answer_id else None
+        return flag.answer.position if flag.answer is not None else None
 
 
 class QualityCheckResultSerializer(serializers.ModelSerializer):

@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 import numpy as np
 from celery import current_app
@@ -60,13 +61,13 @@ from review.progress import progress_report
 logger = logging.getLogger(__name__)
 
 
-def _computed(claims: QuerySet[Claim]) -> dict[int, Counter[tuple]]:
+def _computed(claims: QuerySet[Claim]) -> dict[int, Counter[tuple[Any, ...]]]:
     """Per claim, its ratings in every comparison as computed from the raw rows.
 
     A multiset: two checks of one round repeat its author's rating, and the figures count
     both, so the stored rows must too.
     """
-    out: dict[int, Counter[tuple]] = {}
+    out: dict[int, Counter[tuple[Any, ...]]] = {}
     for comparison in COMPARISONS:
         for r in verdict_ratings(comparison, claims):
             out.setdefault(int(r.cluster), Counter())[
@@ -75,7 +76,7 @@ def _computed(claims: QuerySet[Claim]) -> dict[int, Counter[tuple]]:
     return out
 
 
-def _rows(claim_id: int, ratings: Counter[tuple]) -> list[AgreementRating]:
+def _rows(claim_id: int, ratings: Counter[tuple[Any, ...]]) -> list[AgreementRating]:
     return [
         AgreementRating(
             comparison=comparison, claim_id=claim_id, item=item, annotator=who, label=label
@@ -100,8 +101,8 @@ def refresh_claims(claim_ids: Iterable[int]) -> None:
 @dataclass(frozen=True)
 class Difference:
     claim: int
-    missing: tuple  # computed from the raw rows, not stored
-    extra: tuple  # stored, not in the raw rows
+    missing: tuple[Any, ...]  # computed from the raw rows, not stored
+    extra: tuple[Any, ...]  # stored, not in the raw rows
 
     def __str__(self) -> str:
         parts = [f"claim {self.claim}:"]
@@ -122,7 +123,7 @@ def rebuild(
     for start in range(0, len(ids), chunk):
         part = ids[start : start + chunk]
         computed = _computed(Claim.objects.filter(pk__in=part))
-        stored: dict[int, Counter[tuple]] = {}
+        stored: dict[int, Counter[tuple[Any, ...]]] = {}
         for comparison, item, who, label, claim_id in AgreementRating.objects.filter(
             claim_id__in=[pk for pk in part if pk in stored_claims]
         ).values_list("comparison", "item", "annotator", "label", "claim_id"):
@@ -148,7 +149,7 @@ def rebuild(
 # --- Hooks: every stored verdict updates its claim, in the transaction that stores it --------
 
 
-def on_verdict_saved(sender, instance, **kwargs) -> None:
+def on_verdict_saved(sender: object, instance: Any, **kwargs: object) -> None:
     if instance.submitted_at is not None:
         refresh_claims([instance.claim_id])
 
@@ -156,7 +157,7 @@ def on_verdict_saved(sender, instance, **kwargs) -> None:
 # --- Evidence scores: one METEOR per double-annotated claim ---------------------------------
 
 
-def _signature(first: dict, second: dict) -> str:
+def _signature(first: dict[str, Any], second: dict[str, Any]) -> str:
     text = json.dumps([first, second], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -230,7 +231,7 @@ def score_pending(limit: int) -> int:
     )
 
 
-def evidence_figures(claims: QuerySet[Claim]) -> dict:
+def evidence_figures(claims: QuerySet[Claim]) -> dict[str, Any]:
     """The evidence agreement of these claims from the stored scores (one indexed read):
     the same means the scorer gives over the same pairs (in claim order, as it takes them),
     and how many pairs wait for their score."""
@@ -252,7 +253,7 @@ def evidence_figures(claims: QuerySet[Claim]) -> dict:
     }
 
 
-def _after_commit(task_name: str, *args) -> None:
+def _after_commit(task_name: str, *args: object) -> None:
     """Queue a job once the caller's transaction commits. A broker that is down costs only
     the head start, never the hand-in: the row stays pending (or stale) until the next
     change queues a job again or `rebuild_figures` fills it."""
@@ -270,7 +271,7 @@ def queue_evidence_score(claim_id: int) -> None:
     _after_commit("review.tasks.score_evidence", claim_id)
 
 
-def on_evidence_round_saved(sender, instance, **kwargs) -> None:
+def on_evidence_round_saved(sender: object, instance: Any, **kwargs: object) -> None:
     """A handed-in P2 round whose claim has the other track too: (re)score the pair once the
     transaction commits (its questions and answers are stored by then)."""
     if instance.phase != Phase.QUESTIONS or instance.submitted_at is None:
@@ -362,23 +363,23 @@ def _version(kind: str) -> str:
     return ratings_version() if kind == VERDICT_FIGURES else progress_version()
 
 
-def compute(kind: str, report_filter: ReportFilter) -> dict:
+def compute(kind: str, report_filter: ReportFilter) -> dict[str, Any]:
     """A report's figures computed now (from the stored ratings; every stuck task)."""
     if kind == VERDICT_FIGURES:
         return verdict_figures(report_filter.claims())
     return progress_report(report_filter)
 
 
-def _as_json(figures: dict) -> str:
+def _as_json(figures: dict[str, Any]) -> str:
     return json.dumps(figures, cls=DjangoJSONEncoder)
 
 
-def refresh_report(kind: str, report_filter: ReportFilter) -> dict:
+def refresh_report(kind: str, report_filter: ReportFilter) -> dict[str, Any]:
     """Compute and store a report's figures (the Celery job's body, and a filter's first
     visit). The version is read first: rows arriving meanwhile make the result stale, never
     a stale result current."""
     version = _version(kind)
-    figures = json.loads(_as_json(compute(kind, report_filter)))
+    figures: dict[str, Any] = json.loads(_as_json(compute(kind, report_filter)))
     StoredReport.objects.update_or_create(
         kind=kind,
         key=filter_key(report_filter),
@@ -398,11 +399,11 @@ def queue_report(kind: str, report_filter: ReportFilter) -> None:
 
 @dataclass
 class Stored:
-    figures: dict
+    figures: dict[str, Any]
     computed_at: datetime
     current: bool
 
-    def about(self) -> dict:
+    def about(self) -> dict[str, Any]:
         return {"computed_at": self.computed_at.isoformat(), "current": self.current}
 
 
@@ -437,7 +438,7 @@ def read_report(kind: str, report_filter: ReportFilter, *, fresh: bool = False) 
 
 def agreement_report(
     report_filter: ReportFilter | None = None, *, evidence: bool = True, fresh: bool = False
-) -> dict:
+) -> dict[str, Any]:
     """review/agreement.py's `agreement_report` from the stored figures: the verdict figures
     as stored for the filter, the confusion matrices counted by the database, the evidence
     agreement from the stored scores. `stored` says when the verdict figures were computed."""
@@ -458,7 +459,7 @@ def stored_progress_report(
     *,
     stuck_page: int | None = None,
     fresh: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """review/progress.py's `progress_report` from the stored figures (all stuck rows are
     stored; `stuck_page` cuts one page out of them)."""
     report_filter = report_filter or ReportFilter()

@@ -11,14 +11,13 @@ import datetime
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import handin, workflow
 from annotation.access import editor_task, manager_required
-from annotation.blindness import BLIND_PHASES
 from annotation.guidelines import (
     CHECK_GUIDE,
     JUSTIFICATION_HELP,
@@ -26,7 +25,8 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
-from annotation.models import Claim, Task
+from annotation.http import AuthenticatedHttpRequest
+from annotation.models import Claim, EvidenceRound, Task
 from annotation.views.editing import (
     conflict_context,
     hand_in_post,
@@ -34,10 +34,10 @@ from annotation.views.editing import (
     next_task_or_panel,
 )
 from annotation.visibility import blind_task_context, claims_seen_in_full
-from annotation.vocabulary import CLAIM_TOO_VAGUE, Phase
+from annotation.vocabulary import BLIND_PHASES, CLAIM_TOO_VAGUE, Phase
 from review.checks import ANSWER_FLAG_CODES, answer_flag_codes, verdict_choices
 from review.forms import check_errors, draft_from_post, verdict_from_draft
-from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag
+from review.models import CLAIM_FLAG_CODES, QUESTION_FLAG_CODES, ProblemFlag, QualityCheck
 
 TEMPLATE = "review/check.html"
 # In P5 these choices end the claim's road to the dataset, so the screen asks first.
@@ -58,7 +58,7 @@ def blind_pairs(task: Task, flags: dict | None = None) -> list[dict]:
 
 
 # What differs between the two blind checks' screens.
-SCREENS = {
+SCREENS: dict[int, dict[str, object]] = {
     Phase.QUALITY_CHECK: {"post_control": False, "guide": CHECK_GUIDE},
     Phase.POST_CONTROL: {"post_control": True, "guide": [*CHECK_GUIDE, POST_CONTROL_EXTRA]},
 }
@@ -69,7 +69,9 @@ def _flag_choices(codes) -> list[tuple[str, str]]:
     return [(code, labels[code]) for code in codes]
 
 
-def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extra) -> dict:
+def _context(
+    request: AuthenticatedHttpRequest, task: Task, draft: dict, errors: dict, **extra
+) -> dict:
     tour = f"p{task.phase}"
     draft = {"verdict": "", "unreadable": False, "justification": "", "flags": {}, **draft}
     # The one blind context (annotation/visibility.py): the Task stays out of the page.
@@ -107,13 +109,13 @@ def _context(request: HttpRequest, task: Task, draft: dict, errors: dict, **extr
     }
 
 
-def check_page(request: HttpRequest, task: Task) -> HttpResponse:
+def check_page(request: AuthenticatedHttpRequest, task: Task) -> HttpResponse:
     return render(request, TEMPLATE, _context(request, task, task.draft or {}, {}))
 
 
 @require_POST
 @login_required
-def submit_check(request: HttpRequest, pk: int) -> HttpResponse:
+def submit_check(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = editor_task(request, pk, BLIND_PHASES)
     draft = draft_from_post(request.POST)
 
@@ -145,7 +147,7 @@ def submit_check(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @manager_required
-def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
+def claim_history(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Every round of one claim side by side, with who, when, verdicts, flags and the decision."""
     # A manager who holds or may receive a blind check of this claim does not see its
     # history (annotation/visibility.py): "not found", as for anyone else's task.
@@ -163,11 +165,13 @@ def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
         )
     )
     p1 = claim.article.tasks.filter(phase=Phase.NORMALISATION).select_related("annotator").first()
+    # What the page shows beside each round or check, set on the instances: not fields.
     for r in rounds:
-        r.diff = evidence_diff(r.based_on, r) if r.based_on_id else None
-        r.is_round = True
-    for card in [*rounds, *checks]:
-        card.title = CARD_TITLES[card.phase]
+        r.diff = evidence_diff(r.based_on, r) if r.based_on_id else None  # type: ignore[attr-defined]
+        r.is_round = True  # type: ignore[attr-defined]
+    cards: list[EvidenceRound | QualityCheck] = [*rounds, *checks]
+    for card in cards:
+        card.title = CARD_TITLES[card.phase]  # type: ignore[union-attr]
     return render(
         request,
         "review/claim_history.html",
@@ -187,7 +191,7 @@ def claim_history(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 # How the claim history names each phase's round or check.
-CARD_TITLES = {
+CARD_TITLES: dict[int, str] = {
     Phase.QUESTIONS: "P2 questions and answers",
     Phase.QUALITY_CHECK: "P3 quality check",
     Phase.DISPUTE: "P4 dispute resolution",

@@ -356,7 +356,8 @@ _SHIM = types.SimpleNamespace(
 )
 # The only place waybackpy's network access is changed; see the module docstring.
 for _module in (waybackpy.availability_api, waybackpy.save_api, waybackpy.cdx_utils):
-    _module.requests = _SHIM
+    # waybackpy's modules bind `requests` by import; mypy does not see it as an attribute.
+    _module.requests = _SHIM  # type: ignore[attr-defined]
 
 
 # --- The three APIs --------------------------------------------------------------------------

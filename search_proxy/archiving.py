@@ -28,12 +28,13 @@ import random
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from enum import Enum
+from typing import Any, TypeGuard
 
 from celery import current_app
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from search_proxy import archive
@@ -54,8 +55,8 @@ SAVE_WINDOW = timedelta(seconds=60) + SAVE_LATENESS
 EARLIEST_CHECKS_PER_RUN = 100  # first-capture look-ups the beat sends at a time
 
 
-def is_web_address(url: str | None) -> bool:
-    return bool(url) and url.strip().lower().startswith(("http://", "https://"))
+def is_web_address(url: str | None) -> TypeGuard[str]:
+    return url is not None and url.strip().lower().startswith(("http://", "https://"))
 
 
 def queue_archiving(urls: Iterable[str | None]) -> list[int]:
@@ -219,7 +220,7 @@ def _archive_run(source: Source) -> str:
     return Source.ArchiveStatus.ARCHIVED
 
 
-def _running(source: Source):
+def _running(source: Source) -> QuerySet[Source]:
     return Source.objects.filter(pk=source.pk, archive_status=Source.ArchiveStatus.RUNNING)
 
 
@@ -280,7 +281,7 @@ def _save(source: Source, run: _Round) -> archive.Capture:
             raise
 
 
-def take_save_slot(source_id: int | None, *, now: datetime | None = None) -> float:
+def take_save_slot(source_id: int, *, now: datetime | None = None) -> float:
     """The source's save slot in the global timetable: 0 when it may save now (the slot is
     marked sent), else the seconds until its reserved slot.
 
@@ -318,10 +319,11 @@ def take_save_slot(source_id: int | None, *, now: datetime | None = None) -> flo
 
 def backoff_ceiling(attempt: int) -> float:
     """The longest wait after the `attempt`-th failure: doubling up to the ceiling."""
-    return min(
+    ceiling: float = min(
         settings.ARCHIVE_RETRY_BACKOFF * 2 ** max(attempt - 1, 0),
         settings.ARCHIVE_RETRY_BACKOFF_MAX,
     )
+    return ceiling
 
 
 def backoff_seconds(attempt: int, retry_after: float | None = None) -> float:
@@ -337,7 +339,7 @@ def _wait(source: Source, wait: float, *, reason: str = "") -> str:
     return _reschedule(source, max(wait, 0.0) + random.uniform(0, 1), **fields)
 
 
-def _reschedule(source: Source, wait: float, **fields) -> str:
+def _reschedule(source: Source, wait: float, **fields: Any) -> str:
     at = timezone.now() + timedelta(seconds=wait)
     _running(source).update(
         archive_status=Source.ArchiveStatus.PENDING, next_attempt_at=at, queued_at=at, **fields

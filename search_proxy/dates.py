@@ -97,11 +97,11 @@ def parse_date(value: str | None) -> date | None:
         if match := _COMPACT.match(text):
             return date(*map(int, match.groups()))
         if match := _MONTH_DAY_YEAR.match(text):
-            month = _MONTHS.get(match.group(1).lower())
-            return date(int(match.group(3)), month, int(match.group(2))) if month else None
+            named = _MONTHS.get(match.group(1).lower())
+            return date(int(match.group(3)), named, int(match.group(2))) if named else None
         if match := _DAY_MONTH_YEAR.match(text):
-            month = _MONTHS.get(match.group(2).lower())
-            return date(int(match.group(3)), month, int(match.group(1))) if month else None
+            named = _MONTHS.get(match.group(2).lower())
+            return date(int(match.group(3)), named, int(match.group(1))) if named else None
     except ValueError:  # 2020-02-30 and friends
         return None
     return None

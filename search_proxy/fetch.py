@@ -34,6 +34,7 @@ import socket
 import time
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import certifi
@@ -376,7 +377,7 @@ def resolve(
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (socket.gaierror, UnicodeError) as exc:
             raise PageUnavailable(f"The host name {host} could not be resolved.") from exc
-        addresses = list(dict.fromkeys(info[4][0].split("%", 1)[0] for info in infos))
+        addresses = list(dict.fromkeys(str(info[4][0]).split("%", 1)[0] for info in infos))
     if not addresses:
         raise PageUnavailable(f"The host name {host} has no address.")
     for text in addresses:
@@ -495,7 +496,7 @@ def pinned_pool(
     Connecting to the checked address (TLS still verified against `host`) rather than the
     name means a second DNS answer can never send the request elsewhere (DNS rebinding).
     """
-    common = {"port": port, "timeout": timeout, "retries": False, "maxsize": 1}
+    common: dict[str, Any] = {"port": port, "timeout": timeout, "retries": False, "maxsize": 1}
     if scheme == "https":
         return urllib3.HTTPSConnectionPool(
             address,
@@ -582,8 +583,8 @@ def extract_text(download: Download) -> tuple[str, list[str], date | None]:
     from trafilatura.utils import load_html
 
     if download.content_type == "text/plain":
-        text = download.body.decode("utf-8", errors="replace")
-        return "", split_sentences(text), None
+        plain = download.body.decode("utf-8", errors="replace")
+        return "", split_sentences(plain), None
     # Parsed trees, never strings: htmldate treats a string that looks like a URL as an
     # address to download, and the fetch must stay the guarded one above.
     tree = load_html(download.body)

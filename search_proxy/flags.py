@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 
@@ -162,6 +163,7 @@ def known_targets(addresses: Iterable[str]) -> dict[str, str]:
         .order_by("pk")
         .values_list("archived_url", "url")
     ):
+        assert copy is not None  # archived_url__in=wanted: never NULL
         if page:
             pages.setdefault(copy, page)
     keys = {text: normalize_url(text) for text in wanted if text not in pages}
@@ -178,8 +180,8 @@ def known_targets(addresses: Iterable[str]) -> dict[str, str]:
     for address, text in texts.items():
         if text in pages:
             found[address] = pages[text]
-        elif (final := finals.get(keys.get(text, ""))) and normalize_url(final) != keys[text]:
-            found[address] = final
+        elif (newest := finals.get(keys.get(text, ""))) and normalize_url(newest) != keys[text]:
+            found[address] = newest
     return found
 
 
@@ -222,7 +224,7 @@ def fact_check_findings(urls: list[str], own_article: str | None = None) -> list
     own = normalize_url(own_canon.address) if own_article else ""
     findings = []
     for url, c in zip(urls, canon, strict=True):
-        common = {"address": url, "canonical": c.address, "wrappers": c.wrappers}
+        common: dict[str, Any] = {"address": url, "canonical": c.address, "wrappers": c.wrappers}
         if c.unresolved:
             findings.append(
                 FactCheckFinding(**common, reveals=True, possibly=True, unresolved=c.unresolved)

@@ -221,14 +221,14 @@ def dataset_evidence(answers: Iterable[CitedAnswer]) -> Iterator[DocumentRecord]
     """One document per web page cited by `answers` (given in order of their Source): the
     answers given from it (with Boolean explanations) as its text, the earliest web-archive
     capture of it as the upper bound of its publication date."""
-    current = None
+    current: Source | None = None
     texts: list[str] = []
     captures: list[date] = []
 
-    def record() -> DocumentRecord:
+    def record(source: Source) -> DocumentRecord:
         earliest = min(captures) if captures else None
         return DocumentRecord(
-            url=current.url,
+            url=source.url,
             text="\n".join(dict.fromkeys(texts)),
             published=earliest,
             date_source=DateSource.ARCHIVE_TIMESTAMP if earliest else DateSource.UNKNOWN,
@@ -236,7 +236,7 @@ def dataset_evidence(answers: Iterable[CitedAnswer]) -> Iterator[DocumentRecord]
 
     for answer in answers:
         if current is not None and answer.source_id != current.pk:
-            yield record()
+            yield record(current)
             texts, captures = [], []
         current = answer.source
         for text in (answer.text, answer.boolean_explanation or ""):
@@ -248,4 +248,4 @@ def dataset_evidence(answers: Iterable[CitedAnswer]) -> Iterator[DocumentRecord]
         if current.archived_at is not None:
             captures.append(current.archived_at.date())
     if current is not None:
-        yield record()
+        yield record(current)

@@ -407,7 +407,7 @@ def path_is_under(url: str, prefix: str) -> bool:
     return path == wanted or path.startswith(wanted + "/")
 
 
-class DomainRuleQuerySet(models.QuerySet):
+class DomainRuleQuerySet(models.QuerySet["DomainRule"]):
     def matching(self, url: str) -> list[DomainRule]:
         """The rules that cover `url`: its host or a parent domain, and the path prefix."""
         return self.matching_each([url]).get(url, [])
@@ -582,7 +582,7 @@ class SearchClick(models.Model):
 # --- Fetched pages ---------------------------------------------------------------------
 
 
-class FetchedPageQuerySet(models.QuerySet):
+class FetchedPageQuerySet(models.QuerySet["FetchedPage"]):
     def of_url(self, url: str) -> FetchedPageQuerySet:
         """The snapshots of the page at `url` (any spelling of it), newest seen first."""
         return self.filter(normalized_url=normalize_url(url)).order_by("-last_seen_at", "-pk")

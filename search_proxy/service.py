@@ -266,7 +266,11 @@ def check_rate_limit(user: AbstractBaseUser) -> None:
     Counted from SearchLog, so the limit holds across web processes and machines; two
     requests racing at the limit may both pass, which is fine for a courtesy limit.
     """
-    _check_window(SearchLog.objects.filter(user=user), settings.SEARCH_RATE_LIMIT, "searches")
+    _check_window(
+        SearchLog.objects.filter(user=user),  # type: ignore[misc]  # AUTH_USER_MODEL, typed as its base: search_proxy does not import annotation
+        settings.SEARCH_RATE_LIMIT,
+        "searches",
+    )
 
 
 def _check_window(rows, limit: int, what: str) -> None:
@@ -292,7 +296,7 @@ def _log(
     error: str = "",
 ) -> SearchLog:
     return SearchLog.objects.create(
-        user=user,
+        user=user,  # type: ignore[misc]  # AUTH_USER_MODEL, typed as its base: search_proxy does not import annotation
         task_id=scope.task_id if scope is not None else None,
         claim_id=scope.claim_id if scope is not None else None,
         query=result.query,
@@ -350,12 +354,14 @@ def open_page(
         raise fetch.FactCheckRefused(finding.message)
     if user is not None:
         _check_window(
-            SearchClick.objects.filter(user=user), settings.PAGE_FETCH_RATE_LIMIT, "opened pages"
+            SearchClick.objects.filter(user=user),  # type: ignore[misc]  # AUTH_USER_MODEL, typed as its base: search_proxy does not import annotation
+            settings.PAGE_FETCH_RATE_LIMIT,
+            "opened pages",
         )
     click = None
     if user is not None:
         click = SearchClick.objects.create(
-            user=user,
+            user=user,  # type: ignore[misc]  # AUTH_USER_MODEL, typed as its base: search_proxy does not import annotation
             task_id=scope.task_id if scope is not None else None,
             search=search_log,
             url=url,
@@ -408,6 +414,7 @@ def source_date_problems(urls: list[str], claim_date: date) -> dict[str, str]:
         for key, day, source in Document.objects.filter(
             normalized_url__in=wanted, published__isnull=False
         ).values_list("normalized_url", "published", "date_source")
+        if day is not None  # never, by published__isnull=False; it tells mypy so
     }
     snapshots = {
         key: (day, source)
@@ -417,6 +424,7 @@ def source_date_problems(urls: list[str], claim_date: date) -> dict[str, str]:
         )
         .order_by("last_seen_at", "pk")
         .values_list("normalized_url", "published", "date_source")
+        if day is not None  # as above
     }
     sources = {s.normalized_url: s for s in Source.objects.filter(normalized_url__in=wanted)}
     problems = {}

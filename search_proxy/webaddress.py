@@ -5,6 +5,7 @@ fact-checker and misinformation lists.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -103,6 +104,7 @@ def normalize_url(url: str) -> str:
     host = (parts.hostname or "").lower().rstrip(".")
     if host.startswith("www."):
         host = host[4:]
+    port: int | str | None
     try:
         port = parts.port
     except ValueError:  # a port that is not a number: keep what was written
@@ -250,7 +252,9 @@ class CanonicalAddress:
     unresolved: str = ""
 
 
-def canonical_address(url: str, known_target=None) -> CanonicalAddress:
+def canonical_address(
+    url: str, known_target: Callable[[str], str | None] | None = None
+) -> CanonicalAddress:
     """The live page behind `url`: archive copies (Wayback Machine, archive.today wrapped or
     by id), Google's cache, AMP caches, Google Translate's proxy, redirectors and shorteners
     peeled off, at most MAX_UNWRAP deep.

@@ -159,7 +159,7 @@ def claim_formset(
     data=None, initial: list[dict] | None = None, *, article_url: str = ""
 ) -> forms.BaseFormSet:
     formset = ClaimFormSet(data, initial=initial or [{}], prefix=CLAIM_PREFIX)
-    formset.article_url = article_url
+    formset.article_url = article_url  # type: ignore[attr-defined]  # read by the template
     return formset
 
 

@@ -15,6 +15,7 @@ from pipeline.suggest import ClaimContext, rank_sentences
 def suggest_for_evidence(task: Task) -> dict[str, list[Suggestion]]:
     """P2/P4: question templates and a search query for this task's claim."""
     kinds = kinds_for(task)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     context = claim_context(task.claim)
     shown: dict[str, list[Suggestion]] = {}
     if SuggestionKind.QUESTIONS in kinds:
@@ -35,6 +36,7 @@ def suggest_for_evidence(task: Task) -> dict[str, list[Suggestion]]:
 def suggest_sentences(task: Task, question: str, sentences: list[str]) -> list[Suggestion]:
     """P2/P4: the sentences of an opened page likeliest to answer ``question``."""
     require_kind(task, SuggestionKind.SENTENCES)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     ranked = rank_sentences(question, sentences, claim=task.claim.text, k=5)
     return show(
         task,
@@ -53,6 +55,7 @@ def suggest_for_normalisation(task: Task, context: ClaimContext) -> dict[str, li
     pool = current_pool()
     if SuggestionKind.DUPLICATES in kinds:
         hits = pool.duplicates(context)
+        assert task.annotator is not None  # suggestions are shown on a task someone holds
         # A verdict only for claims this annotator can never be asked to judge blind
         # (annotation/visibility.py): not an open agreement sample, not a gold claim their
         # training may still test them on, not a claim they may check.

@@ -38,13 +38,14 @@ def show(task: Task, kind: str, items: Iterable[tuple[str, dict]]) -> list[Sugge
     return [stored[fingerprint] for fingerprint in unique]
 
 
-_STAMPS = {
+# Keyed by the stored values (str): outcomes arrive as text from the screen and the API.
+_STAMPS: dict[str, str] = {
     Suggestion.Outcome.ACCEPTED: "accepted_at",
     Suggestion.Outcome.EDITED: "edited_at",
     Suggestion.Outcome.IGNORED: "ignored_at",
 }
 # An outcome never goes back: edited implies accepted; an accepted one is not "ignored".
-_RANK = {
+_RANK: dict[str, int] = {
     Suggestion.Outcome.SHOWN: 0,
     Suggestion.Outcome.IGNORED: 1,
     Suggestion.Outcome.ACCEPTED: 2,

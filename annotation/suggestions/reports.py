@@ -85,7 +85,7 @@ def ab_report(tasks: QuerySet[Task] | None = None) -> list[ArmReport]:
         agreeing = review_reads().agreeing_rounds(checked)
         reports.append(
             ArmReport(
-                arm.label,
+                str(arm.label),
                 chosen.count(),
                 duration / timedelta(minutes=1) if duration is not None else None,
                 checked.count(),

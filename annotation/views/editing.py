@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import assignment, handin
 from annotation.access import own_task_or_404
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import Task
 from annotation.phases import parts_of
 
@@ -20,7 +21,7 @@ from annotation.phases import parts_of
 TOURS = {"p1", "p2", "p3", "p4", "p5"}
 
 
-def next_task_or_panel(request: HttpRequest, phase: int) -> HttpResponse:
+def next_task_or_panel(request: AuthenticatedHttpRequest, phase: int) -> HttpResponse:
     """After a hand-in: straight on to the next task of the phase, or back to the panel
     saying why there is none."""
     try:
@@ -62,7 +63,7 @@ def kind_of(post, default: str) -> str:
 
 
 def hand_in_post(
-    request: HttpRequest, task: Task, draft: dict, *, kind: str, finish=None
+    request: AuthenticatedHttpRequest, task: Task, draft: dict, *, kind: str, finish=None
 ) -> handin.HandIn:
     """A form post handed to the one protocol: the version it builds on, its tab, its kind.
     A post without a version builds on nothing the server knows, so it is refused as stale
@@ -160,7 +161,7 @@ def _task_view(task: Task) -> dict:
 
 @require_POST
 @login_required
-def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
+def save_draft(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Autosave (and the save sent as a page closes): one hand-in of annotation/handin.py,
     kept as a revision whether or not it becomes the draft."""
     task = own_task_or_404(request.user, pk)
@@ -196,7 +197,7 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def article_loaded(request: HttpRequest, pk: int) -> HttpResponse:
+def article_loaded(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The article frame finished loading: a quality signal for managers (first time only)."""
     task = own_task_or_404(request.user, pk)
     Task.objects.filter(pk=task.pk, article_loaded_at__isnull=True).update(
@@ -207,7 +208,7 @@ def article_loaded(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def tour_done(request: HttpRequest, name: str) -> HttpResponse:
+def tour_done(request: AuthenticatedHttpRequest, name: str) -> HttpResponse:
     if name not in TOURS:
         return JsonResponse({"detail": "unknown tour"}, status=404)
     user = request.user

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -41,6 +41,7 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import Claim, DraftRevision, Task
 from annotation.phases import review_reads
 from annotation.suggestions.kinds import kinds_for
@@ -66,6 +67,7 @@ def _no_dispute(task: Task) -> dict:
 
 def _dispute_context(task: Task) -> dict:
     """What P4 sees as the reason for the dispute: both verdicts and the checker's notes."""
+    assert task.claim is not None  # P4 tasks are always of a claim
     evidence = task.evidence_shown()
     # The checks are review's, above this app: read through what review registered.
     check = review_reads().latest_check(task.claim)
@@ -93,11 +95,14 @@ def _dispute_context(task: Task) -> dict:
     }
 
 
-# How the P4 page names the round in dispute and the check that disputed it.
+# How the P4 page names the round in dispute and the check that disputed it (by phase, None
+# when there is none).
 P2_ROUND = "Verdict of the questions and answers (P2)"
-ROUND_TITLES = {Phase.DISPUTE: "Verdict of the earlier dispute resolution (P4)"}
+ROUND_TITLES: dict[int | None, str] = {
+    Phase.DISPUTE: "Verdict of the earlier dispute resolution (P4)"
+}
 P3_CHECK = "Quality check (P3)"
-CHECK_TITLES = {Phase.POST_CONTROL: "Post-control (P5)"}
+CHECK_TITLES: dict[int | None, str] = {Phase.POST_CONTROL: "Post-control (P5)"}
 
 
 @dataclass(frozen=True)
@@ -119,7 +124,8 @@ def _pairs_in_dispute(task: Task) -> dict:
     return draft_from_evidence(task.evidence_shown())
 
 
-EDITORS = {
+# Keyed by phase number, as Task.phase reads back.
+EDITORS: dict[int, _Editor] = {
     Phase.QUESTIONS: _Editor(guide=P2_GUIDE, start=_empty_draft, reason=_no_dispute),
     # P4 starts from the pairs in dispute.
     Phase.DISPUTE: _Editor(guide=P4_GUIDE, start=_pairs_in_dispute, reason=_dispute_context),
@@ -146,8 +152,9 @@ def error_summary(problems) -> list[dict]:
     ]
 
 
-def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -> dict:
+def _context(request: AuthenticatedHttpRequest, task: Task, draft: dict, problems, **extra) -> dict:
     claim = task.claim
+    assert claim is not None  # P2 and P4 tasks are always of a claim
     rows, overall = editor_rows(draft, problems)
     siblings = (
         Claim.objects.filter(article_id=claim.article_id)
@@ -194,11 +201,13 @@ def _hints(task: Task, draft: dict):
     if not draft.get("questions"):
         return []
     evidence = evidence_from_draft(draft)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     return [p for p in evidence_problems(evidence, task.claim, phase=task.phase) if not p.blocking]
 
 
 def draft_warnings(task: Task, draft: dict) -> dict:
     """The evidence rules' hints (not blocking), refreshed beside the editor after an autosave."""
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     problems = evidence_problems(evidence_from_draft(draft), task.claim, phase=task.phase)
     return {"hints": [(where(p.path), p.message) for p in problems if not p.blocking]}
 
@@ -208,7 +217,7 @@ def handed_in(task: Task) -> dict:
     return {"own_evidence": getattr(task, "evidence_round", None)}
 
 
-def evidence_page(request: HttpRequest, task: Task, **extra) -> HttpResponse:
+def evidence_page(request: AuthenticatedHttpRequest, task: Task, **extra) -> HttpResponse:
     """The editor with the saved draft restored; P4 starts from the pairs in dispute.
     `extra` fills the side panel (search results, an opened page) for pages without htmx."""
     draft = task.draft if task.draft.get("questions") is not None else None
@@ -217,11 +226,13 @@ def evidence_page(request: HttpRequest, task: Task, **extra) -> HttpResponse:
     return render(request, TEMPLATE, _context(request, task, draft, _hints(task, draft), **extra))
 
 
-def _editor_task(request: HttpRequest, pk: int) -> Task:
+def _editor_task(request: AuthenticatedHttpRequest, pk: int) -> Task:
     return editor_task(request, pk, EVIDENCE_PHASES)
 
 
-def _side_panel(request: HttpRequest, task: Task, partial: str, context: dict) -> HttpResponse:
+def _side_panel(
+    request: AuthenticatedHttpRequest, task: Task, partial: str, context: dict
+) -> HttpResponse:
     """The side panel's fragment for htmx; without JavaScript (a plain form or link), the
     whole editor with the panel filled in, as django-htmx's example serves both."""
     if request.htmx:
@@ -234,13 +245,14 @@ def _side_panel(request: HttpRequest, task: Task, partial: str, context: dict) -
 
 @require_POST
 @login_required
-def check_pairs(request: HttpRequest, pk: int) -> HttpResponse:
+def check_pairs(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Check the pairs; when nothing blocks, save them and show the confirmation screen.
 
     A submit attempt of the one hand-in protocol: kept as a revision whatever happens."""
     task = _editor_task(request, pk)
     draft = draft_from_post(request.POST)
     evidence = evidence_from_draft(draft)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
     problems = evidence_problems(evidence, task.claim, phase=task.phase)
 
     def finish(locked: Task):
@@ -274,7 +286,7 @@ def check_pairs(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def confirm(request: HttpRequest, pk: int) -> HttpResponse:
+def confirm(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Hand in the pairs exactly as saved and confirmed (the version the screen showed)."""
     task = _editor_task(request, pk)
     version = sent_version(request.POST)
@@ -291,6 +303,7 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("annotation:task", pk=task.pk)
     task = handed.task
     if handed.refused:
+        assert task.claim is not None  # P2 and P4 tasks are always of a claim
         problems = evidence_problems(evidence_from_draft(content), task.claim, phase=task.phase)
         context = _context(request, task, content, problems, **conflict_context(handed, content))
         return render(request, TEMPLATE, context, status=409)
@@ -303,7 +316,7 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def report(request: HttpRequest, pk: int) -> HttpResponse:
+def report(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = _editor_task(request, pk)
     reason = request.POST.get("reason", "")
     if reason not in workflow.REPORT_REASONS:
@@ -320,11 +333,13 @@ def report(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def source_check(request: HttpRequest, pk: int) -> HttpResponse:
+def source_check(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The source-site checks for one address as it is entered, before any submit."""
     task = _editor_task(request, pk)
     url = next((v for k, v in request.GET.items() if k.endswith("source_url")), "")
-    problems = source_site_problems("source_url", url, task.claim)
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
+    # QueryDict.items() gives each key's last value, a str; the stub also allows a list.
+    problems = source_site_problems("source_url", url, task.claim)  # type: ignore[arg-type]
     return render(
         request,
         "annotation/evidence.html#source-check",
@@ -334,7 +349,7 @@ def source_check(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
+def search_panel(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Search results for the panel beside the editor, restricted to before the claim date."""
     task = _editor_task(request, pk)
     query = request.GET.get("q", "").strip()
@@ -353,6 +368,8 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
             page = 1
         # "any country" is a real choice; only an engine that ignores countries, or a first
         # search, falls back to the claim's location.
+        assert task.claim is not None  # P2 and P4 tasks are always of a claim
+        country: str | None
         if "country" in request.GET and service.uses_country():
             country = request.GET["country"]
         else:
@@ -373,7 +390,7 @@ def search_panel(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def open_result(request: HttpRequest, pk: int) -> HttpResponse:
+def open_result(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """A result's readable text, sentence by sentence, to select answers from; when the page
     cannot be read, the reason and the local index's text of it."""
     task = _editor_task(request, pk)

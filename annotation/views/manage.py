@@ -22,12 +22,13 @@ from annotation.forms.manage import (
     ReassignForm,
     TaskFilterForm,
 )
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import AgreementSampling, Article, AuditEntry, Batch, Claim, Task, User
 from search_proxy import archiving
 
 
 @manager_required
-def manager_panel(request: HttpRequest) -> HttpResponse:
+def manager_panel(request: AuthenticatedHttpRequest) -> HttpResponse:
     articles = dict(Article.objects.values_list("state").annotate(n=Count("id")))
     claims = dict(Claim.objects.values_list("state").annotate(n=Count("id")))
     queues = assignment.queue_overview()
@@ -52,7 +53,7 @@ def manager_panel(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @manager_required
-def import_articles(request: HttpRequest) -> HttpResponse:
+def import_articles(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = ArticleIntakeForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
@@ -62,6 +63,7 @@ def import_articles(request: HttpRequest) -> HttpResponse:
             source_file=upload.name,
             user=request.user,
         )
+        assert report.batch is not None  # import_articles always makes the batch
         messages.success(
             request,
             f"Added {report.created} articles to batch {report.batch.name!r}; "
@@ -78,7 +80,7 @@ def import_articles(request: HttpRequest) -> HttpResponse:
 
 
 @manager_required
-def people(request: HttpRequest) -> HttpResponse:
+def people(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = BulkAccountsForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -118,7 +120,7 @@ def show_one_time_passwords(request: HttpRequest, created: list[tuple[str, str]]
 
 
 @manager_required
-def person(request: HttpRequest, pk: int) -> HttpResponse:
+def person(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     user = get_object_or_404(User, pk=pk)
     form = AccountForm.for_user(user, request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -149,7 +151,7 @@ def person(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @manager_required
-def assign(request: HttpRequest) -> HttpResponse:
+def assign(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = AssignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         handed = assignment.assign_tasks(
@@ -178,7 +180,7 @@ def assign(request: HttpRequest) -> HttpResponse:
 
 
 @manager_required
-def tasks(request: HttpRequest) -> HttpResponse:
+def tasks(request: AuthenticatedHttpRequest) -> HttpResponse:
     filters = TaskFilterForm(request.GET or None)
     found = Task.objects.select_related("annotator", "claim", "article").order_by(
         "phase", "created_at"
@@ -200,7 +202,7 @@ def tasks(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @manager_required
-def release(request: HttpRequest, pk: int) -> HttpResponse:
+def release(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = get_object_or_404(Task, pk=pk)
     try:
         assignment.release_task(task, request.user)
@@ -216,7 +218,7 @@ def release(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @manager_required
-def reassign(request: HttpRequest, pk: int) -> HttpResponse:
+def reassign(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = get_object_or_404(Task, pk=pk)
     form = ReassignForm(request.POST)
     if not form.is_valid():
@@ -233,7 +235,7 @@ def reassign(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @manager_required
-def reopen(request: HttpRequest, pk: int) -> HttpResponse:
+def reopen(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     claim = get_object_or_404(Claim, pk=pk)
     try:
         workflow.reopen_discarded_claim(claim, request.user, request.POST.get("reason", ""))
@@ -246,7 +248,7 @@ def reopen(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @manager_required
-def set_sampling(request: HttpRequest) -> HttpResponse:
+def set_sampling(request: AuthenticatedHttpRequest) -> HttpResponse:
     try:
         percent = float(request.POST.get("percent", ""))
         workflow.set_agreement_sampling(percent / 100, request.user)
@@ -259,7 +261,7 @@ def set_sampling(request: HttpRequest) -> HttpResponse:
 
 
 @manager_required
-def audit_log(request: HttpRequest) -> HttpResponse:
+def audit_log(request: AuthenticatedHttpRequest) -> HttpResponse:
     page = Paginator(AuditEntry.objects.select_related("actor"), 100).get_page(
         request.GET.get("page")
     )
@@ -267,7 +269,7 @@ def audit_log(request: HttpRequest) -> HttpResponse:
 
 
 @manager_required
-def archives(request: HttpRequest) -> HttpResponse:
+def archives(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Archive coverage per batch (chart and table) and the failed archive jobs."""
     coverage = source_archive.coverage_per_batch()
     # The SVG chart: one stacked bar per batch on one scale (the largest batch fills it).
@@ -291,7 +293,7 @@ def archives(request: HttpRequest) -> HttpResponse:
 
 @manager_required
 @require_POST
-def retry_archives(request: HttpRequest) -> HttpResponse:
+def retry_archives(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Send failed archive jobs again: one source (source=<id>) or all of them."""
     wanted = request.POST.get("source", "")
     if wanted and not wanted.isdigit():

@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -12,6 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from annotation import assignment, handin
 from annotation.access import own_task_or_404
 from annotation.blindness import is_blind
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import Task
 from annotation.phases import parts_of
 from annotation.visibility import blind_task_context
@@ -36,7 +37,7 @@ def _phase_rows(user) -> list[dict]:
 
 
 @login_required
-def control_panel(request: HttpRequest) -> HttpResponse:
+def control_panel(request: AuthenticatedHttpRequest) -> HttpResponse:
     template = "annotation/control_panel.html"
     if request.htmx:
         template += "#phase-table"
@@ -45,7 +46,7 @@ def control_panel(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-def start_next(request: HttpRequest, phase: int) -> HttpResponse:
+def start_next(request: AuthenticatedHttpRequest, phase: int) -> HttpResponse:
     if phase not in Phase.values:
         raise Http404("no such phase")
     try:
@@ -69,7 +70,7 @@ def task_url(task: Task) -> str:
 
 
 @login_required
-def task_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def task_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """One of the annotator's own tasks, with what its phase may show and neighbours.
 
     The phase screens (P1, P2, P3-P5) take over the editing; this page is where Start next

@@ -6,7 +6,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import NON_FIELD_ERRORS
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_countries import countries
@@ -23,6 +23,7 @@ from annotation.guidelines import (
     TOURS,
     VERDICT_HELP,
 )
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import Task
 from annotation.suggestions.kinds import kinds_for
 from annotation.views.editing import (
@@ -74,7 +75,7 @@ def error_summary(formset) -> list[dict]:
     return summary
 
 
-def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
+def _context(request: AuthenticatedHttpRequest, task: Task, formset, **extra) -> dict:
     article = task.article
     return {
         "task": task,
@@ -102,7 +103,7 @@ def _context(request: HttpRequest, task: Task, formset, **extra) -> dict:
 
 @require_GET
 @login_required
-def article_text(request: HttpRequest, pk: int) -> HttpResponse:
+def article_text(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The article's readable text from its snapshot (the fragment the P1 pane loads), or the
     locally indexed text with the reason the page could not be fetched."""
     task = own_task_or_404(request.user, pk)
@@ -117,7 +118,7 @@ def article_text(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, f"{TEMPLATE}#article-text", context)
 
 
-def normalisation_page(request: HttpRequest, task: Task) -> HttpResponse:
+def normalisation_page(request: AuthenticatedHttpRequest, task: Task) -> HttpResponse:
     """The editor, with the saved draft restored (or the ClaimReview text as a start)."""
     claims = task.draft.get("claims") if task.draft else None
     if not claims:
@@ -144,7 +145,7 @@ def handed_in(task: Task) -> dict:
 
 @require_POST
 @login_required
-def submit(request: HttpRequest, pk: int) -> HttpResponse:
+def submit(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = editor_task(request, pk, {Phase.NORMALISATION})
     formset = claim_formset(request.POST, article_url=task.article.url)
     draft = draft_from_post(request.POST)
@@ -190,7 +191,7 @@ def submit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def skip(request: HttpRequest, pk: int) -> HttpResponse:
+def skip(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = own_task_or_404(request.user, pk)
     if task.phase != Phase.NORMALISATION or task.status != Task.Status.IN_PROGRESS:
         return redirect("annotation:task", pk=task.pk)
@@ -206,21 +207,22 @@ def skip(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def wording_hints(request: HttpRequest) -> HttpResponse:
+def wording_hints(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The claim card's wording hints while the claim is typed (the same rules autosave uses)."""
+    # QueryDict.items() gives each key's last value, a str; the stub also allows a list.
     text = next((v for k, v in request.GET.items() if k.endswith("-text")), "")
     speaker = next((v for k, v in request.GET.items() if k.endswith("-speaker")), "")
-    hints = wording_warnings(text, speaker or None)
+    hints = wording_warnings(text, speaker or None)  # type: ignore[arg-type]
     return render(request, "annotation/phase1.html#wording-hints", {"hints": hints})
 
 
 @require_GET
 @login_required
-def earliest_date_hint(request: HttpRequest) -> HttpResponse:
+def earliest_date_hint(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Fills the date picker from a date as written ("February 2017" → 2017-02-01)."""
     written = next((v for k, v in request.GET.items() if k.endswith("date_as_written")), "")
     try:
-        value, problem = earliest_date(written).isoformat(), ""
+        value, problem = earliest_date(written).isoformat(), ""  # type: ignore[arg-type]  # as above
     except DateNotUnderstood:
         value, problem = "", "Could not read this date; pick it in the calendar."
     return render(

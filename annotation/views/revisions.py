@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import handin
 from annotation.access import manager_required, own_revision_or_404, own_task_or_404
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import DraftRevision, Task
 from annotation.views.editing import draft_summary
 
@@ -65,21 +66,21 @@ def _detail(request: HttpRequest, task: Task, revision: DraftRevision, *, manage
 
 
 @login_required
-def revisions(request: HttpRequest, pk: int) -> HttpResponse:
+def revisions(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The annotator's own task: every revision they have not discarded, newest first."""
     task = own_task_or_404(request.user, pk)
     return _listing(request, task, task.revisions.kept_for_annotator(), manager=False)
 
 
 @login_required
-def revision(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def revision(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     task, found = own_revision_or_404(request.user, pk, revision_pk)
     return _detail(request, task, found, manager=False)
 
 
 @require_POST
 @login_required
-def restore(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def restore(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     """Make this revision the task's draft again (a new revision records the choice)."""
     task, found = own_revision_or_404(request.user, pk, revision_pk)
     handed = handin.restore(found, by=request.user)
@@ -99,7 +100,7 @@ def restore(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def discard(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def discard(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     """The one way a text leaves the annotator's sight: their explicit choice (managers
     still see it)."""
     task, found = own_revision_or_404(request.user, pk, revision_pk)
@@ -109,14 +110,14 @@ def discard(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
 
 
 @manager_required
-def manage_revisions(request: HttpRequest, pk: int) -> HttpResponse:
+def manage_revisions(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Any task's revisions for managers, including those its annotator discarded."""
     task = get_object_or_404(Task.objects.select_related("annotator"), pk=pk)
     return _listing(request, task, task.revisions.all(), manager=True)
 
 
 @manager_required
-def manage_revision(request: HttpRequest, pk: int, revision_pk: int) -> HttpResponse:
+def manage_revision(request: AuthenticatedHttpRequest, pk: int, revision_pk: int) -> HttpResponse:
     task = get_object_or_404(Task.objects.select_related("annotator"), pk=pk)
     found = get_object_or_404(task.revisions.all(), pk=revision_pk)
     return _detail(request, task, found, manager=True)

@@ -10,18 +10,19 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
+from annotation.http import AuthenticatedHttpRequest
 from annotation.middleware import LOCKED_OUT, MUST_CHANGE_PASSWORD
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The landing page: says who you are and sends you to the right panel."""
     panel_url, panel_name = request.user.panel
     return render(request, "home.html", {"panel_url": panel_url, "panel_name": panel_name})
 
 
 @login_required
-def signed_in(request: HttpRequest) -> HttpResponse:
+def signed_in(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Where signing in lands: straight on the panel of one's role, not a welcome page."""
     return redirect(request.user.panel[0])
 

@@ -17,6 +17,7 @@ from annotation.forms.suggestions import (
     SentencesForm,
     SuggestionOutcomeForm,
 )
+from annotation.http import AuthenticatedHttpRequest, HtmxHttpRequest
 from annotation.models import Batch, Suggestion, SuggestionPoolBuild, SuggestionSettings
 from annotation.suggestions import generators, kinds, log, reports
 from annotation.suggestions.context import draft_claim_context
@@ -25,14 +26,14 @@ from search_proxy import fetch
 TEMPLATE = "annotation/suggestions.html"
 
 
-def _render(request: HttpRequest, partial: str, context: dict, status: int = 200):
+def _render(request: HtmxHttpRequest, partial: str, context: dict, status: int = 200):
     name = f"{TEMPLATE}#{partial}" if request.htmx else TEMPLATE
     return render(request, name, {"partial": partial, **context}, status=status)
 
 
 @require_GET
 @login_required
-def suggest(request: HttpRequest, pk: int) -> HttpResponse:
+def suggest(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Suggestions for this task, shown only when asked for (and logged as shown)."""
     task = suggesting_task_or_404(request.user, pk)
     context = {"task": task, "kinds": kinds.kinds_for(task)}
@@ -61,7 +62,7 @@ def suggest(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def suggest_sentences(request: HttpRequest, pk: int) -> HttpResponse:
+def suggest_sentences(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The sentences of an opened page likeliest to answer the question being worked on."""
     task = suggesting_task_or_404(request.user, pk)
     form = SentencesForm(request.GET)
@@ -86,7 +87,7 @@ def suggest_sentences(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def record_outcome(request: HttpRequest, pk: int, suggestion_pk: int) -> HttpResponse:
+def record_outcome(request: AuthenticatedHttpRequest, pk: int, suggestion_pk: int) -> HttpResponse:
     """Log that a suggestion was accepted, edited or ignored (the anchoring log)."""
     task = own_task_or_404(request.user, pk)
     suggestion = get_object_or_404(Suggestion, pk=suggestion_pk, task=task)
@@ -136,7 +137,7 @@ def manage(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @manager_required
-def set_batch_suggestions(request: HttpRequest, pk: int) -> HttpResponse:
+def set_batch_suggestions(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     batch = get_object_or_404(Batch, pk=pk)
     form = BatchSuggestionsForm(request.POST, prefix=f"batch-{batch.pk}")
     if not form.is_valid():
@@ -155,7 +156,7 @@ def set_batch_suggestions(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @manager_required
-def build_pool(request: HttpRequest) -> HttpResponse:
+def build_pool(request: AuthenticatedHttpRequest) -> HttpResponse:
     running = SuggestionPoolBuild.objects.filter(
         status__in=(SuggestionPoolBuild.Status.PENDING, SuggestionPoolBuild.Status.RUNNING)
     ).first()
@@ -169,6 +170,6 @@ def build_pool(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @manager_required
-def build_progress(request: HttpRequest, pk: int) -> HttpResponse:
+def build_progress(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     build = get_object_or_404(SuggestionPoolBuild, pk=pk)
     return render(request, "annotation/manage_suggestions.html#build", {"build": build})

@@ -4,7 +4,7 @@ from contextlib import suppress
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -13,6 +13,7 @@ from annotation import training
 from annotation.access import manager_required
 from annotation.blindness import blind_claim, is_blind
 from annotation.forms.training import ThresholdsForm, TrainingForm
+from annotation.http import AuthenticatedHttpRequest
 from annotation.models import (
     Claim,
     QualificationThresholds,
@@ -33,7 +34,7 @@ def _training_phase(phase: int) -> Phase:
 
 
 def _page(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     phase: Phase,
     claim: Claim | None,
     form,
@@ -49,8 +50,8 @@ def _page(
             "claim_pk": claim.pk if claim else None,
             # P3 training is blind like P3: the claim's blind view and the gold QA pairs,
             # never the label.
-            "claim": blind_claim(claim) if blind else claim,
-            "pairs": training.gold_pairs(claim) if blind else [],
+            "claim": blind_claim(claim) if blind and claim is not None else claim,
+            "pairs": training.gold_pairs(claim) if blind and claim is not None else [],
             # As in the real phase: P1 and P2 read the fact-checking article; P2 also
             # searches pages from before the claim date. P3 is blind to both.
             "links": article_links(claim.article.url) if claim and not blind else None,
@@ -65,7 +66,7 @@ def _page(
 
 
 @login_required
-def train(request: HttpRequest, phase: int) -> HttpResponse:
+def train(request: AuthenticatedHttpRequest, phase: int) -> HttpResponse:
     phase = _training_phase(phase)
     # The trainee's own sequence is drawn on their first visit and kept. When the pool
     # cannot give one, the standing on the page says why (Standing.problem).
@@ -77,7 +78,7 @@ def train(request: HttpRequest, phase: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def hand_in(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
+def hand_in(request: AuthenticatedHttpRequest, phase: int, claim_pk: int) -> HttpResponse:
     phase = _training_phase(phase)
     claim = get_object_or_404(training.gold_claims(), pk=claim_pk)
     form = TrainingForm(phase, request.POST)
@@ -101,7 +102,7 @@ def hand_in(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
 
 
 @login_required
-def search(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
+def search(request: AuthenticatedHttpRequest, phase: int, claim_pk: int) -> HttpResponse:
     """The P2 search panel of training, bounded like the real one (pages before the claim
     date, never its own article); only for a claim drawn for this trainee."""
     if phase != Phase.QUESTIONS:
@@ -132,7 +133,7 @@ def search(request: HttpRequest, phase: int, claim_pk: int) -> HttpResponse:
 
 
 @login_required
-def feedback(request: HttpRequest, pk: int) -> HttpResponse:
+def feedback(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     answer = get_object_or_404(
         TrainingAnswer.objects.select_related("claim"), pk=pk, annotator=request.user
     )
@@ -150,7 +151,7 @@ def feedback(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @manager_required
-def qualification(request: HttpRequest) -> HttpResponse:
+def qualification(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = ThresholdsForm(request.POST or None, instance=QualificationThresholds.current())
     if request.method == "POST" and form.is_valid():
         training.set_thresholds(
@@ -171,7 +172,7 @@ def qualification(request: HttpRequest) -> HttpResponse:
 
 
 @manager_required
-def trainee(request: HttpRequest, pk: int) -> HttpResponse:
+def trainee(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """One trainee's scores and answers, phase by phase, beside the gold."""
     person = get_object_or_404(User, pk=pk)
     return render(

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from datetime import date
+from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
@@ -188,7 +189,7 @@ class LocalBackend(ConfiguredBackend):
         texts = database_params(query)
         if texts is None:
             return []  # nothing to look for: only exclusions or punctuation
-        params = {
+        params: dict[str, Any] = {
             **texts,
             "before": before.isoformat(),
             "limit": RESULTS_PER_PAGE,

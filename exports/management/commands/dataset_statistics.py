@@ -1,6 +1,8 @@
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
@@ -27,7 +29,7 @@ class Command(BaseCommand):
         quiet = options["verbosity"] == 0 or options["json"] or options["csv"]
         if path is not None:
             try:
-                records = scoring.read_file(path)
+                records: Iterable[Any] = scoring.read_file(path)
             except scoring.ScoringInputError as exc:
                 raise CommandError(str(exc)) from exc
             if not isinstance(records, list):

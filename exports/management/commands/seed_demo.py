@@ -94,8 +94,8 @@ class Command(BaseCommand):
         known = {}
         if accounts_file.is_file():
             for line in accounts_file.read_text().splitlines():
-                name, _, password = line.partition(" ")
-                known[name] = password
+                name, _, written = line.partition(" ")
+                known[name] = written
         lines = []
         for username, role in ACCOUNTS:
             user = User.objects.filter(username=username).first()
