@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -14,7 +15,7 @@ from django.views.decorators.http import require_POST
 from annotation import assignment, handin
 from annotation.access import own_task_or_404
 from annotation.blindness import EVIDENCE_PHASES
-from annotation.evidence import evidence_problems
+from annotation.evidence import cited_addresses, evidence_problems, is_site_hint
 from annotation.forms import evidence as evidence_forms
 from annotation.forms import phase1 as phase1_forms
 from annotation.models import Task
@@ -68,11 +69,11 @@ def kind_of(post, default: str) -> str:
 
 
 def hand_in_post(
-    request: HttpRequest, task: Task, draft: dict, *, kind: str, finish=None
+    request: HttpRequest, task: Task, draft: dict, *, kind: str, finish=None, locked=False
 ) -> handin.HandIn:
     """A form post handed to the one protocol: the version it builds on, its tab, its kind.
     A post without a version builds on nothing the server knows, so it is refused as stale
-    (and kept)."""
+    (and kept). `locked` as in handin.hand_in."""
     version = sent_version(request.POST)
     return handin.hand_in(
         task,
@@ -82,6 +83,7 @@ def hand_in_post(
         tab=tab_of(request.POST),
         kind=kind_of(request.POST, kind),
         finish=finish,
+        locked=locked,
     )
 
 
@@ -199,8 +201,13 @@ def draft_parsers():
     }
 
 
-def draft_warnings(task: Task, draft: dict) -> dict:
-    """Hints to refresh beside the editor after an autosave."""
+def draft_warnings(task: Task, draft: dict, replaced: dict | None = None) -> dict:
+    """Hints to refresh beside the editor after an autosave.
+
+    `replaced` is the draft the save replaced, whose hints the tab shows: when the cited
+    addresses are the same, the cited pages are not looked up again and their hints
+    (`site_hints`, None) are left as shown; typing is most autosaves.
+    """
     if task.phase == Phase.NORMALISATION:
         return {
             "claims": {
@@ -209,11 +216,21 @@ def draft_warnings(task: Task, draft: dict) -> dict:
             }
         }
     if task.phase in EVIDENCE_PHASES:
-        problems = evidence_problems(
-            evidence_forms.evidence_from_draft(draft), task.claim, phase=task.phase
+        evidence = evidence_forms.evidence_from_draft(draft)
+        recheck = replaced is None or cited_addresses(evidence) != cited_addresses(
+            evidence_forms.evidence_from_draft(replaced)
         )
+        problems = evidence_problems(evidence, task.claim, phase=task.phase, cited_pages=recheck)
+        hints = [p for p in problems if not p.blocking]
         return {
-            "hints": [(evidence_forms.where(p.path), p.message) for p in problems if not p.blocking]
+            "hints": [
+                (evidence_forms.where(p.path), p.message) for p in hints if not is_site_hint(p)
+            ],
+            "site_hints": [
+                (evidence_forms.where(p.path), p.message) for p in hints if is_site_hint(p)
+            ]
+            if recheck
+            else None,
         }
     return {}
 
@@ -227,19 +244,25 @@ def _task_view(task: Task) -> dict:
 def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
     """Autosave (and the save sent as a page closes): one hand-in of annotation/handin.py,
     kept as a revision whether or not it becomes the draft."""
-    task = own_task_or_404(request.user, pk)
-    parse = draft_parsers().get(task.phase)
-    if parse is None:
-        return HttpResponse(status=404)
-    draft = parse(request.POST)
-    if sent_version(request.POST) is None:
-        return HttpResponse("draft_version is missing", status=400)
-    # Still typing after the lease lapsed: the task comes back if nobody took it. (Not for a
-    # journal sent from the read-only page: that keeps text, it does not resume work.)
-    resuming = not request.POST.get("from_journal")
-    if resuming and task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
-        task.refresh_from_db()
-    handed = hand_in_post(request, task, draft, kind=handin.Kind.SAVE)
+    with transaction.atomic():
+        # The annotator's own task, found and locked for the hand-in in one query (someone
+        # else's task is "not found", as annotation/access.py answers).
+        try:
+            task = handin.lock_for_hand_in(Task.objects.filter(pk=pk, annotator=request.user))
+        except Task.DoesNotExist:
+            raise Http404("no such task") from None
+        parse = draft_parsers().get(task.phase)
+        if parse is None:
+            return HttpResponse(status=404)
+        draft = parse(request.POST)
+        if sent_version(request.POST) is None:
+            return HttpResponse("draft_version is missing", status=400)
+        # Still typing after the lease lapsed: the task comes back if nobody took it. (Not
+        # for a journal sent from the read-only page: that keeps text, it does not resume.)
+        resuming = not request.POST.get("from_journal")
+        if resuming and task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
+            task.refresh_from_db()
+        handed = hand_in_post(request, task, draft, kind=handin.Kind.SAVE, locked=True)
     # The save-status fragment needs only the task's number and version; blind work never
     # gets the Task itself (annotation/visibility.py).
     context = {"task": _task_view(handed.task), "autosave": True, "revision": handed.revision.pk}
@@ -249,7 +272,10 @@ def save_draft(request: HttpRequest, pk: int) -> HttpResponse:
         response = render(request, "annotation/_save_status.html", context, status=409)
     else:
         context["saved_at"] = timezone.localtime()
-        context.update(draft_warnings(handed.task, draft))
+        # The tab shows the hints of the draft it built on, unless it chose to keep its own
+        # text over another tab's (then they are another draft's): checked afresh.
+        shown = handed.replaced if handed.revision.kind == handin.Kind.SAVE else None
+        context.update(draft_warnings(handed.task, draft, shown))
         response = render(request, "annotation/_save_status.html", context)
     # Where the server keeps what was sent: the tab's journal can let go of it.
     response["X-Revision"] = str(handed.revision.pk)

@@ -20,6 +20,7 @@ from annotation.evidence import (
     METADATA_URL,
     blocking,
     evidence_problems,
+    is_site_hint,
     source_site_problems,
 )
 from annotation.forms.evidence import (
@@ -128,7 +129,11 @@ def _context(request: HttpRequest, task: Task, draft: dict, problems, **extra) -
         "links": article_links(claim.article.url),
         "rows": rows,
         "overall": overall,
-        "hints": [(where(p.path), p.message) for p in problems if not p.blocking],
+        # The cited pages' hints apart: autosave refreshes them only when addresses change.
+        "hints": [
+            (where(p.path), p.message) for p in problems if not p.blocking and not is_site_hint(p)
+        ],
+        "site_hints": [(where(p.path), p.message) for p in problems if is_site_hint(p)],
         "draft": draft,
         "verdicts": Verdict.choices,
         "verdict_help": VERDICT_HELP,
