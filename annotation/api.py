@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from django.db.models import QuerySet
+from django.http import Http404
 from django.utils import timezone
 from drf_spectacular.utils import (
     OpenApiResponse,
@@ -205,18 +207,27 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         },
     )
     @action(detail=True, methods=["put"])
-    def draft(self, request: AuthenticatedRequest, pk: str | None = None) -> Response:
-        task = self.get_object()
-        form = DraftSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        handed = handin.save(
-            task,
-            form.validated_data["draft"],
-            version=form.validated_data["version"],
-            author=request.user,
-            tab=form.validated_data["tab"],
-            via_api=True,
-        )
+    def draft(self, request: AuthenticatedRequest, pk: str = "") -> Response:
+        with transaction.atomic():
+            # The caller's own task, found and locked for the hand-in in one query, as the
+            # editor's autosave does (annotation/views/editing.py).
+            try:
+                task = handin.lock_for_hand_in(self.get_queryset().filter(pk=pk))
+            except (Task.DoesNotExist, ValueError):
+                raise Http404("no such task") from None
+            self.check_object_permissions(request, task)
+            form = DraftSerializer(data=request.data)
+            form.is_valid(raise_exception=True)
+            handed = handin.hand_in(
+                task,
+                form.validated_data["draft"],
+                version=form.validated_data["version"],
+                author=request.user,
+                tab=form.validated_data["tab"],
+                kind=handin.Kind.SAVE,
+                via_api=True,
+                locked=True,
+            )
         if handed.refused or handed.outcome == handin.DUPLICATE:
             return _refused(handed)
         return Response(

@@ -175,6 +175,11 @@ def next_task(annotator: User, phase: int) -> Task:
     """
     if not annotator.is_qualified_for(phase):
         raise NoTaskAvailable(f"You are not qualified for phase {phase}; ask a manager.")
+    if connection.vendor == "postgresql":
+        # The usual Start next: back to the task already held, in one statement.
+        resumed = _resume_in_one_statement(annotator, phase)
+        if resumed is not None:
+            return resumed
     current_id, limit = _standing(annotator, phase)
     if current_id is not None:
         current = Task.objects.get(pk=current_id).start()
@@ -206,6 +211,36 @@ def next_task(annotator: User, phase: int) -> Task:
             raise NoTaskAvailable(f"No phase {phase} work is waiting for you right now.")
         time.sleep(CLAIM_RETRY_PAUSE_SECONDS * attempt)
     raise NoTaskAvailable("Too many people asked at once; please try again.")
+
+
+# Resuming the task held in a phase on PostgreSQL, written out once as the claim is: the
+# task current_task() names (the one in progress first), opened as start() opens it, found
+# and updated in one round trip instead of three. The outer condition is checked again
+# under the row lock, so a task released or expired a moment ago is not revived.
+_RESUME_SQL = """
+UPDATE annotation_task
+   SET status = 'in_progress', opened_at = COALESCE(opened_at, %(now)s),
+       last_activity_at = %(now)s, lease_expires_at = %(lease)s
+ WHERE id = (
+       SELECT held.id FROM annotation_task AS held
+        WHERE held.annotator_id = %(annotator)s AND held.phase = %(phase)s
+          AND held.status IN ('in_progress', 'assigned')
+        ORDER BY held.status DESC, held.assigned_at, held.id
+        LIMIT 1)
+   AND status IN ('in_progress', 'assigned')
+RETURNING *
+"""
+
+
+def _resume_in_one_statement(annotator: User, phase: int) -> Task | None:
+    now = timezone.now()
+    params = {
+        "annotator": annotator.pk,
+        "phase": phase,
+        "now": now,
+        "lease": now + settings.TASK_LEASE,
+    }
+    return next(iter(Task.objects.raw(_RESUME_SQL, params)), None)
 
 
 def _claim_with_orm(annotator: User, phase: int) -> Task | None:

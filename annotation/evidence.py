@@ -87,9 +87,27 @@ def sources_site_problems(cited: list[tuple[str, str]], claim: Claim) -> dict[st
     return problems
 
 
+def cited_addresses(data: EvidenceData) -> list[tuple[str, str]]:
+    """(path, address) of every answer's source: what the cited-page checks read."""
+    return [
+        (f"questions.{qi}.answers.{ai}.source_url", answer.source_url.strip())
+        for qi, question in enumerate(data.questions)
+        for ai, answer in enumerate(question.answers)
+    ]
+
+
+def is_site_hint(problem: Problem) -> bool:
+    """A hint from the cited-page checks: the only problems at a source address that do not
+    block (the address's own form and length problems do)."""
+    return not problem.blocking and problem.path.endswith(".source_url")
+
+
 def evidence_problems(
-    data: EvidenceData, claim: Claim, *, phase: int = Phase.QUESTIONS
+    data: EvidenceData, claim: Claim, *, phase: int = Phase.QUESTIONS, cited_pages: bool = True
 ) -> list[Problem]:
+    """Every problem of `data`. `cited_pages=False` leaves out the cited-page checks
+    (sources_site_problems), the only ones that read the database: for an autosave whose
+    addresses did not change, whose page hints are already shown."""
     problems: list[Problem] = []
     if not data.questions:
         problems.append(Problem("questions", "Add at least one question."))
@@ -102,14 +120,7 @@ def evidence_problems(
             )
         )
     all_unanswerable = bool(data.questions)
-    sites = sources_site_problems(
-        [
-            (f"questions.{qi}.answers.{ai}.source_url", answer.source_url)
-            for qi, question in enumerate(data.questions)
-            for ai, answer in enumerate(question.answers)
-        ],
-        claim,
-    )
+    sites = sources_site_problems(cited_addresses(data), claim) if cited_pages else {}
     for qi, question in enumerate(data.questions):
         where = f"questions.{qi}"
         text = question.text.strip()

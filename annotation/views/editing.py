@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse
+from django.db import transaction
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -63,11 +64,17 @@ def kind_of(post, default: str) -> str:
 
 
 def hand_in_post(
-    request: AuthenticatedHttpRequest, task: Task, draft: dict, *, kind: str, finish=None
+    request: AuthenticatedHttpRequest,
+    task: Task,
+    draft: dict,
+    *,
+    kind: str,
+    finish=None,
+    locked=False,
 ) -> handin.HandIn:
     """A form post handed to the one protocol: the version it builds on, its tab, its kind.
     A post without a version builds on nothing the server knows, so it is refused as stale
-    (and kept)."""
+    (and kept). `locked` as in handin.hand_in."""
     version = sent_version(request.POST)
     return handin.hand_in(
         task,
@@ -77,6 +84,7 @@ def hand_in_post(
         tab=tab_of(request.POST),
         kind=kind_of(request.POST, kind),
         finish=finish,
+        locked=locked,
     )
 
 
@@ -164,17 +172,23 @@ def _task_view(task: Task) -> dict:
 def save_draft(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Autosave (and the save sent as a page closes): one hand-in of annotation/handin.py,
     kept as a revision whether or not it becomes the draft."""
-    task = own_task_or_404(request.user, pk)
-    parts = parts_of(task.phase)
-    draft = parts.draft_from_post(request.POST)
-    if sent_version(request.POST) is None:
-        return HttpResponse("draft_version is missing", status=400)
-    # Still typing after the lease lapsed: the task comes back if nobody took it. (Not for a
-    # journal sent from the read-only page: that keeps text, it does not resume work.)
-    resuming = not request.POST.get("from_journal")
-    if resuming and task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
-        task.refresh_from_db()
-    handed = hand_in_post(request, task, draft, kind=handin.Kind.SAVE)
+    with transaction.atomic():
+        # The annotator's own task, found and locked for the hand-in in one query (someone
+        # else's task is "not found", as annotation/access.py answers).
+        try:
+            task = handin.lock_for_hand_in(Task.objects.filter(pk=pk, annotator=request.user))
+        except Task.DoesNotExist:
+            raise Http404("no such task") from None
+        parts = parts_of(task.phase)
+        draft = parts.draft_from_post(request.POST)
+        if sent_version(request.POST) is None:
+            return HttpResponse("draft_version is missing", status=400)
+        # Still typing after the lease lapsed: the task comes back if nobody took it. (Not
+        # for a journal sent from the read-only page: that keeps text, it does not resume.)
+        resuming = not request.POST.get("from_journal")
+        if resuming and task.status == Task.Status.EXPIRED and assignment.reclaim_lapsed(task):
+            task.refresh_from_db()
+        handed = hand_in_post(request, task, draft, kind=handin.Kind.SAVE, locked=True)
     # The save-status fragment needs only the task's number and version; blind work never
     # gets the Task itself (annotation/visibility.py).
     context = {"task": _task_view(handed.task), "autosave": True, "revision": handed.revision.pk}
@@ -185,7 +199,10 @@ def save_draft(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     else:
         context["saved_at"] = timezone.localtime()
         # The phase's hints beside the editor, refreshed out of band (annotation/phases.py).
-        context.update(parts.draft_warnings(handed.task, draft))
+        # The tab shows the hints of the draft it built on, unless it chose to keep its own
+        # text over another tab's (then they are another draft's): checked afresh.
+        shown = handed.replaced if handed.revision.kind == handin.Kind.SAVE else None
+        context.update(parts.draft_warnings(handed.task, draft, shown))
         context["warnings_part"] = parts.save_status_part
         response = render(request, "annotation/_save_status.html", context)
     # Where the server keeps what was sent: the tab's journal can let go of it.

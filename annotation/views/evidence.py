@@ -21,7 +21,9 @@ from annotation.evidence import (
     MAX_ANSWERS_PER_QUESTION,
     METADATA_URL,
     blocking,
+    cited_addresses,
     evidence_problems,
+    is_site_hint,
     source_site_problems,
 )
 from annotation.forms.evidence import (
@@ -169,7 +171,11 @@ def _context(request: AuthenticatedHttpRequest, task: Task, draft: dict, problem
         "links": article_links(claim.article.url),
         "rows": rows,
         "overall": overall,
-        "hints": [(where(p.path), p.message) for p in problems if not p.blocking],
+        # The cited pages' hints apart: autosave refreshes them only when addresses change.
+        "hints": [
+            (where(p.path), p.message) for p in problems if not p.blocking and not is_site_hint(p)
+        ],
+        "site_hints": [(where(p.path), p.message) for p in problems if is_site_hint(p)],
         "draft": draft,
         "verdicts": Verdict.choices,
         "verdict_help": VERDICT_HELP,
@@ -205,11 +211,26 @@ def _hints(task: Task, draft: dict):
     return [p for p in evidence_problems(evidence, task.claim, phase=task.phase) if not p.blocking]
 
 
-def draft_warnings(task: Task, draft: dict) -> dict:
-    """The evidence rules' hints (not blocking), refreshed beside the editor after an autosave."""
+def draft_warnings(task: Task, draft: dict, replaced: dict | None = None) -> dict:
+    """The evidence rules' hints (not blocking), refreshed beside the editor after an autosave.
+
+    `replaced` is the draft the save replaced, whose hints the tab shows: when the cited
+    addresses are the same, the cited pages are not looked up again and their hints
+    (`site_hints`, None) are left as shown; typing is most autosaves.
+    """
     assert task.claim is not None  # P2 and P4 tasks are always of a claim
-    problems = evidence_problems(evidence_from_draft(draft), task.claim, phase=task.phase)
-    return {"hints": [(where(p.path), p.message) for p in problems if not p.blocking]}
+    evidence = evidence_from_draft(draft)
+    recheck = replaced is None or cited_addresses(evidence) != cited_addresses(
+        evidence_from_draft(replaced)
+    )
+    problems = evidence_problems(evidence, task.claim, phase=task.phase, cited_pages=recheck)
+    hints = [p for p in problems if not p.blocking]
+    return {
+        "hints": [(where(p.path), p.message) for p in hints if not is_site_hint(p)],
+        "site_hints": [(where(p.path), p.message) for p in hints if is_site_hint(p)]
+        if recheck
+        else None,
+    }
 
 
 def handed_in(task: Task) -> dict:

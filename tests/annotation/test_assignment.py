@@ -33,6 +33,48 @@ def test_start_next_resumes_the_task_in_progress_instead_of_taking_another(annot
     assert Task.objects.filter(annotator=annotator).count() == 1
 
 
+def _held(annotator, status, assigned_days_ago, opened=False):
+    (task,) = _pooled()
+    now = timezone.now()
+    Task.objects.filter(pk=task.pk).update(
+        annotator=annotator,
+        status=status,
+        assigned_at=now - datetime.timedelta(days=assigned_days_ago),
+        opened_at=now - datetime.timedelta(days=assigned_days_ago) if opened else None,
+    )
+    task.refresh_from_db()
+    return task
+
+
+def test_start_next_resumes_in_one_statement_what_current_task_names_as_start_opens_it(
+    annotator, django_assert_num_queries
+):
+    """On PostgreSQL the held task is found and opened by one UPDATE ... RETURNING; it must
+    pick what current_task() picks (in progress first, then the oldest assigned) and leave
+    the row as start() leaves it."""
+    newer_assignment = _held(annotator, Task.Status.ASSIGNED, 1)
+    older_assignment = _held(annotator, Task.Status.ASSIGNED, 3)
+    in_progress = _held(annotator, Task.Status.IN_PROGRESS, 2, opened=True)
+    expected = assignment.current_task(annotator, Phase.QUESTIONS)
+    assert expected == in_progress
+    with django_assert_num_queries(1):
+        resumed = assignment.next_task(annotator, Phase.QUESTIONS)
+    assert resumed == in_progress
+    stored = Task.objects.get(pk=in_progress.pk)
+    assert stored.opened_at == in_progress.opened_at  # kept, as start() keeps it
+    assert stored.lease_expires_at > timezone.now() and resumed.status == "in_progress"
+
+    Task.objects.filter(pk=in_progress.pk).update(status=Task.Status.EXPIRED)
+    assert assignment.current_task(annotator, Phase.QUESTIONS) == older_assignment
+    resumed = assignment.next_task(annotator, Phase.QUESTIONS)
+    assert resumed == older_assignment
+    stored = Task.objects.get(pk=older_assignment.pk)
+    assert stored.status == Task.Status.IN_PROGRESS and stored.opened_at is not None
+    # The expired task is not revived and the newer assignment waits.
+    assert Task.objects.get(pk=in_progress.pk).status == Task.Status.EXPIRED
+    assert Task.objects.get(pk=newer_assignment.pk).status == Task.Status.ASSIGNED
+
+
 def test_disputes_are_handed_out_before_fresh_work(annotator):
     (fresh,) = _pooled()
     (dispute,) = _pooled(phase=Phase.DISPUTE, priority=1)

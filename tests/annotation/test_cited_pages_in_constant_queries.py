@@ -127,11 +127,52 @@ def screen_autosave(client, task, urls: list[str], version: int) -> int:
 def test_an_autosave_from_the_editor_costs_the_same_queries_with_1_and_with_20_cited_pages(
     client, annotator, p2_task
 ):
+    """Both saves bring new addresses in, so both look the cited pages up."""
     client.force_login(annotator)
-    screen_autosave(client, p2_task, cited(1), 0)  # the tab's first revision is a keyframe
+    screen_autosave(client, p2_task, [], 0)  # the tab's first revision is a keyframe
     one = screen_autosave(client, p2_task, cited(1), 1)
     twenty = screen_autosave(client, p2_task, cited(20), 2)
     assert one == twenty
+
+
+AUTOSAVE_CEILING = 8  # issue 27's target, BEGIN and COMMIT included
+
+
+def screen_autosave_response(client, task, urls: list[str], version: int, note: str):
+    url = reverse("annotation:save-draft", args=[task.pk])
+    data = {**post_data(urls, version, note=note), "tab_id": "tab-a"}
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(url, data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200, response.content
+    return response.content.decode(), [q["sql"] for q in queries.captured_queries]
+
+
+def test_a_typing_autosave_that_keeps_the_cited_addresses_looks_no_page_up(
+    client, annotator, p2_task
+):
+    """Typing is most autosaves: the addresses are those of the draft the tab built on, so
+    their hints on the page stay as they are and no cited page is looked up again."""
+    client.force_login(annotator)
+    screen_autosave_response(client, p2_task, cited(20), 0, "first")
+    shown, queries = screen_autosave_response(client, p2_task, cited(20), 1, "typing")
+    assert len(queries) <= AUTOSAVE_CEILING, queries
+    assert not [sql for sql in queries if "search_proxy_" in sql]
+    assert 'id="hints"' in shown  # the other hints (the wording of questions) are refreshed
+    assert 'id="site-hints"' not in shown  # the cited pages' hints are left as shown
+
+
+def test_an_autosave_that_changes_a_cited_address_checks_the_pages_again(
+    client, annotator, p2_task
+):
+    client.force_login(annotator)
+    shown, _ = screen_autosave_response(client, p2_task, cited(3), 0, "first")
+    assert 'id="site-hints"' in shown and MISINFORMATION_WARNING not in shown
+    # site3.example.org is a misinformation site (known_pages).
+    shown, queries = screen_autosave_response(client, p2_task, cited(4)[1:], 1, "changed")
+    assert 'id="site-hints"' in shown and MISINFORMATION_WARNING in shown
+    assert [sql for sql in queries if "search_proxy_misinformationdomain" in sql]
+    shown, _ = screen_autosave_response(client, p2_task, cited(4)[1:], 2, "typing again")
+    assert 'id="site-hints"' not in shown
 
 
 def test_an_autosave_through_the_api_costs_the_same_queries_with_1_and_with_20_cited_pages(

@@ -161,12 +161,18 @@ def test_misinformation_sources_are_allowed_but_marked(logged_in, p2_task):
         ("Where did the claim first appear?", [{"source_url": "https://www.theonion.com/parks"}]),
         ("How much did the council budget for parks in 2019?", [{}]),
     )
-    response = logged_in.post(reverse("annotation:check-evidence", args=[p2_task.pk]), data)
-    assert response.status_code == 200  # confirmation screen: a hint, not an error
+    # The autosave that brings the address in shows the hint beside the pairs.
     draft = logged_in.post(
-        reverse("annotation:save-draft", args=[p2_task.pk]), {**data, "draft_version": "1"}
+        reverse("annotation:save-draft", args=[p2_task.pk]), {**data, "draft_version": "0"}
     )
     assert "known for misinformation or satire" in draft.content.decode()
+    response = logged_in.post(
+        reverse("annotation:check-evidence", args=[p2_task.pk]), {**data, "draft_version": "1"}
+    )
+    assert response.status_code == 200  # confirmation screen: a hint, not an error
+    # The editor opened again shows it too.
+    page = logged_in.get(reverse("annotation:task", args=[p2_task.pk])).content.decode()
+    assert "known for misinformation or satire" in page
 
 
 def test_question_wording_hints_do_not_block(p2_task, claim):
