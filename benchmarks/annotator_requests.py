@@ -7,7 +7,7 @@ takes the annotator back to the task they hold) and the task API. The floor is a
 behind the same middleware and sign-in (session and user: two queries). Rounds alternate
 the requests so that the machine's other load hits them alike. Run from the project root:
 
-    .venv/bin/python benchmarks/requests.py [--rounds 5] [--repeat 20]
+    .venv/bin/python benchmarks/annotator_requests.py [--rounds 5] [--repeat 20]
 
 It works in its own PostgreSQL database (averitec_requests_bench by default, created when
 missing) and empties the work tables first, so it refuses any database whose name lacks
@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-# Run as a script, this file's own folder comes first on the path, and its name would hide
-# the `requests` library from every module that imports it.
+# Run as a script, this file's own folder comes first on the path: take it out, so that no
+# benchmark's name can hide a library (this file was once requests.py).
 _HERE = str(Path(__file__).resolve().parent)
 sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
 # The project to measure is the current directory (the same file can measure another
