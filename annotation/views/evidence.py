@@ -198,6 +198,8 @@ def _context(request: AuthenticatedHttpRequest, task: Task, draft: dict, problem
         **journal_context(task),
         "search_by_country": service.uses_country(),
         "countries": list(countries),
+        # The search form's country: the claim's until a search (without JavaScript) says.
+        "searched_country": claim.location_iso_code,
         **EDITORS[task.phase].reason(task),
         **extra,
     }
@@ -375,9 +377,19 @@ def search_panel(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = _editor_task(request, pk)
     query = request.GET.get("q", "").strip()
     country_code = request.GET.get("country", "") if service.uses_country() else ""
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
+    # "any country" is a real choice; only an engine that ignores countries, or a first
+    # search, falls back to the claim's location.
+    country: str | None
+    if "country" in request.GET and service.uses_country():
+        country = request.GET["country"]
+    else:
+        country = task.claim.location_iso_code
     context = {
         "task": task,
+        # The whole page (no JavaScript) shows the search form again: with what was searched.
         "query": query,
+        "searched_country": country,
         "search_url": reverse("annotation:search-panel", args=[task.pk]),
         "quoted_query": quote(query),
         "country_code": quote(country_code),
@@ -387,14 +399,6 @@ def search_panel(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
             page = max(1, int(request.GET.get("page", "1")))
         except ValueError:
             page = 1
-        # "any country" is a real choice; only an engine that ignores countries, or a first
-        # search, falls back to the claim's location.
-        assert task.claim is not None  # P2 and P4 tasks are always of a claim
-        country: str | None
-        if "country" in request.GET and service.uses_country():
-            country = request.GET["country"]
-        else:
-            country = task.claim.location_iso_code
         try:
             context["results"] = service.search(
                 query,
