@@ -463,7 +463,8 @@ class TaskQuerySet(models.QuerySet):
     def open(self) -> TaskQuerySet:
         return self.filter(status__in=Task.OPEN_STATUSES)
 
-    def held_by(self, annotator) -> TaskQuerySet:
+    def of_annotator(self, annotator) -> TaskQuerySet:
+        """Every task naming `annotator`, in any status (not only those held: see held())."""
         return self.filter(annotator=annotator)
 
     def held(self) -> TaskQuerySet:
@@ -581,6 +582,8 @@ class Task(models.Model):
                 | (Q(phase__gte=2) & Q(phase__lte=5) & Q(claim__isnull=False)),
                 name="claim_set_exactly_for_claim_phases",
             ),
+            # The statuses are spelt out here and in task_pool: Meta cannot name Task.Status
+            # (the class is not built yet), and the migrations keep the same words.
             models.CheckConstraint(
                 condition=Q(status__in=["pooled", "cancelled"]) | Q(annotator__isnull=False),
                 name="held_task_has_annotator",

@@ -81,6 +81,8 @@ class ThresholdsForm(forms.ModelForm):
         }
 
     def clean(self):
+        # QualificationThresholds' constraints are the rules; they are asked again here only to
+        # put the message beside its field (a failed constraint is the whole form's error).
         data = super().clean()
         for name in ("type_strategy_f1", "verdict_accuracy"):
             value = data.get(name)
