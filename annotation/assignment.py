@@ -377,6 +377,8 @@ def assignable_annotators() -> QuerySet[User]:
 
 
 def _check_can_receive(annotator: User, task: Task) -> None:
+    """A manager's hand-out refused unless the account may take it. Assignment's rule, not
+    Task's: it reads the account, the article's other tasks and the phase quota."""
     if not annotator.takes_handed_out_work:
         raise WorkflowError(
             f"{annotator} is not an annotator account; only annotators receive work"

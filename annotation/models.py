@@ -20,6 +20,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation.phases import parts_of
+from annotation.signals import claim_accepted
 from annotation.usernames import by_skeleton, username_problem
 from annotation.vocabulary import (
     BLIND_PHASES,
@@ -429,6 +430,17 @@ class Claim(models.Model):
         return Transition.objects.create(
             claim=self, from_state=from_state, to_state=state, task=task, actor=actor, reason=reason
         )
+
+    def accept(self, verdict: str, justification: str, *, task: Task, reannotated: bool) -> None:
+        """Into the dataset with the verdict both rounds agree on, as `task`'s check (P3, or
+        P5 after a dispute: `reannotated`) hands it in. Receivers of claim_accepted (webhooks)
+        write in the same transaction."""
+        self.label = verdict
+        self.justification = justification
+        self.required_reannotation = reannotated
+        self.accepted_at = timezone.now()
+        self.move_to(Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
+        claim_accepted.send(sender=Claim, claim=self)
 
     def exclusion_reason_for_choices(self) -> str:
         """Why this claim's types/strategies keep it out of P2 and later, or ""."""
