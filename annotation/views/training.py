@@ -40,7 +40,9 @@ def _page(
     form,
     status: int = 200,
     refusal: str = "",
+    **extra,
 ):
+    """The training page; `extra` fills the search panel for a search without JavaScript."""
     blind = claim is not None and is_blind(phase)
     return render(
         request,
@@ -60,6 +62,7 @@ def _page(
             "standing": training.standing(request.user, phase, explain=True),
             "qualified": request.user.is_qualified_for(phase),
             "refusal": refusal,
+            **extra,
         },
         status=status,
     )
@@ -129,7 +132,12 @@ def search(request: AuthenticatedHttpRequest, phase: int, claim_pk: int) -> Http
         except (service.SearchError, SearchUnavailable) as exc:
             context["error"] = str(exc)
     context["search_url"] = reverse("annotation:training-search", args=[phase, claim.pk])
-    return render(request, "annotation/training.html#training-search-results", context)
+    if request.htmx:
+        return render(request, "annotation/training.html#training-search-results", context)
+    # Without JavaScript (the plain form), the whole page with the results, as the editor's
+    # search panel answers.
+    found = {k: v for k, v in context.items() if k not in ("claim_pk", "phase")}
+    return _page(request, Phase(phase), claim, TrainingForm(Phase(phase)), **found)
 
 
 @login_required
