@@ -57,6 +57,7 @@ def _page(
             # As in the real phase: P1 and P2 read the fact-checking article; P2 also
             # searches pages from before the claim date. P3 is blind to both.
             "links": article_links(claim.article.url) if claim and not blind else None,
+            # A training page's parts by phase, not a task's dispatch (test_phase_dispatch).
             "searches": claim is not None and phase == Phase.QUESTIONS,
             "form": form,
             "standing": training.standing(request.user, phase, explain=True),
