@@ -126,7 +126,10 @@ def _pairs_in_dispute(task: Task) -> dict:
     return draft_from_evidence(task.evidence_shown())
 
 
-# Keyed by phase number, as Task.phase reads back.
+# Keyed by phase number, as Task.phase reads back. The evidence screen's own table, not a
+# second registry: annotation/apps.py registers this one screen for P2 and P4, and these are
+# the three things it does differently for each (a table keyed by phase, which
+# tests/architecture/test_phase_dispatch.py allows).
 EDITORS: dict[int, _Editor] = {
     Phase.QUESTIONS: _Editor(guide=P2_GUIDE, start=_empty_draft, reason=_no_dispute),
     # P4 starts from the pairs in dispute.
