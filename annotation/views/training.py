@@ -1,6 +1,7 @@
 """Training on gold claims (P1-P3) with side-by-side feedback, and the thresholds page."""
 
 from contextlib import suppress
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -40,9 +41,9 @@ def _page(
     form,
     status: int = 200,
     refusal: str = "",
-    **extra,
+    panel: dict[str, Any] | None = None,
 ):
-    """The training page; `extra` fills the search panel for a search without JavaScript."""
+    """The training page; `panel` fills the search panel for a search without JavaScript."""
     blind = claim is not None and is_blind(phase)
     return render(
         request,
@@ -63,7 +64,7 @@ def _page(
             "standing": training.standing(request.user, phase, explain=True),
             "qualified": request.user.is_qualified_for(phase),
             "refusal": refusal,
-            **extra,
+            **(panel or {}),
         },
         status=status,
     )
@@ -138,7 +139,7 @@ def search(request: AuthenticatedHttpRequest, phase: int, claim_pk: int) -> Http
     # Without JavaScript (the plain form), the whole page with the results, as the editor's
     # search panel answers.
     found = {k: v for k, v in context.items() if k not in ("claim_pk", "phase")}
-    return _page(request, Phase(phase), claim, TrainingForm(Phase(phase)), **found)
+    return _page(request, Phase(phase), claim, TrainingForm(Phase(phase)), panel=found)
 
 
 @login_required
