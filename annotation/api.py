@@ -153,7 +153,7 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
             return Task.objects.none()
         return (
-            Task.objects.held_by(self.request.user)
+            Task.objects.of_annotator(self.request.user)
             .select_related("article", "claim")
             .order_by("-assigned_at", "-id")
         )

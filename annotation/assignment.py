@@ -217,17 +217,18 @@ def next_task(annotator: User, phase: int) -> Task:
 # task current_task() names (the one in progress first), opened as start() opens it, found
 # and updated in one round trip instead of three. The outer condition is checked again
 # under the row lock, so a task released or expired a moment ago is not revived.
-_RESUME_SQL = """
+_RESUME_SQL = f"""
 UPDATE annotation_task
-   SET status = 'in_progress', opened_at = COALESCE(opened_at, %(now)s),
+   SET status = {_sql_statuses(Task.Status.IN_PROGRESS)},
+       opened_at = COALESCE(opened_at, %(now)s),
        last_activity_at = %(now)s, lease_expires_at = %(lease)s
  WHERE id = (
        SELECT held.id FROM annotation_task AS held
         WHERE held.annotator_id = %(annotator)s AND held.phase = %(phase)s
-          AND held.status IN ('in_progress', 'assigned')
+          AND held.status IN ({_sql_statuses(*Task.HELD_STATUSES)})
         ORDER BY held.status DESC, held.assigned_at, held.id
         LIMIT 1)
-   AND status IN ('in_progress', 'assigned')
+   AND status IN ({_sql_statuses(*Task.HELD_STATUSES)})
 RETURNING *
 """
 
@@ -376,6 +377,8 @@ def assignable_annotators() -> QuerySet[User]:
 
 
 def _check_can_receive(annotator: User, task: Task) -> None:
+    """A manager's hand-out refused unless the account may take it. Assignment's rule, not
+    Task's: it reads the account, the article's other tasks and the phase quota."""
     if not annotator.takes_handed_out_work:
         raise WorkflowError(
             f"{annotator} is not an annotator account; only annotators receive work"

@@ -165,6 +165,7 @@ def evidence_problems(
     problems.extend(too_long("claim_correction", "claim_correction", data.claim_correction))
     if data.verdict not in Verdict.values:
         problems.append(Problem("verdict", "Choose a verdict."))
+    # A rule of P4 taking the phase as its parameter (one home per rule), not a dispatch.
     elif phase == Phase.DISPUTE and data.verdict == Verdict.NOT_ENOUGH_EVIDENCE:
         problems.append(
             Problem(

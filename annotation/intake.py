@@ -21,6 +21,7 @@ from annotation.boundary import MAX_TEXT_LENGTH, InputRefused, read_json, text_r
 from annotation.models import Article, Batch, Transition
 from annotation.submissions import TEXT_LIMITS
 from annotation.workflow import open_article_for_normalisation
+from pipeline.scoring import MAX_REPORTED_PROBLEMS
 from search_proxy.fetch import queue_snapshots
 from search_proxy.webaddress import is_web_address, normalize_url
 
@@ -34,7 +35,6 @@ COLUMNS = (
     "claim_date",
     "rating",
 )
-MAX_REPORTED_PROBLEMS = 50
 # The article field each text column fills: its max_length is the column's limit.
 _STORED_AS = {
     "url": "normalized_url",

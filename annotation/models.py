@@ -20,6 +20,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation.phases import parts_of
+from annotation.signals import claim_accepted
 from annotation.usernames import by_skeleton, username_problem
 from annotation.vocabulary import (
     BLIND_PHASES,
@@ -430,6 +431,17 @@ class Claim(models.Model):
             claim=self, from_state=from_state, to_state=state, task=task, actor=actor, reason=reason
         )
 
+    def accept(self, verdict: str, justification: str, *, task: Task, reannotated: bool) -> None:
+        """Into the dataset with the verdict both rounds agree on, as `task`'s check (P3, or
+        P5 after a dispute: `reannotated`) hands it in. Receivers of claim_accepted (webhooks)
+        write in the same transaction."""
+        self.label = verdict
+        self.justification = justification
+        self.required_reannotation = reannotated
+        self.accepted_at = timezone.now()
+        self.move_to(Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
+        claim_accepted.send(sender=Claim, claim=self)
+
     def exclusion_reason_for_choices(self) -> str:
         """Why this claim's types/strategies keep it out of P2 and later, or ""."""
         return exclusion_reason(self.claim_types, self.fact_checking_strategies)
@@ -463,7 +475,8 @@ class TaskQuerySet(models.QuerySet):
     def open(self) -> TaskQuerySet:
         return self.filter(status__in=Task.OPEN_STATUSES)
 
-    def held_by(self, annotator) -> TaskQuerySet:
+    def of_annotator(self, annotator) -> TaskQuerySet:
+        """Every task naming `annotator`, in any status (not only those held: see held())."""
         return self.filter(annotator=annotator)
 
     def held(self) -> TaskQuerySet:
@@ -581,6 +594,8 @@ class Task(models.Model):
                 | (Q(phase__gte=2) & Q(phase__lte=5) & Q(claim__isnull=False)),
                 name="claim_set_exactly_for_claim_phases",
             ),
+            # The statuses are spelt out here and in task_pool: Meta cannot name Task.Status
+            # (the class is not built yet), and the migrations keep the same words.
             models.CheckConstraint(
                 condition=Q(status__in=["pooled", "cancelled"]) | Q(annotator__isnull=False),
                 name="held_task_has_annotator",

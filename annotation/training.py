@@ -49,6 +49,9 @@ from pipeline.scoring import evidence_strings
 from pipeline.text import meteor
 
 TRAINING_PHASES = (Phase.NORMALISATION, Phase.QUESTIONS, Phase.QUALITY_CHECK)
+# Training answers differ by phase (P1 types and strategies, P2 QA pairs and a verdict, P3 a
+# verdict), so this module compares phases to pick the shape; it dispatches no task
+# (tests/architecture/test_phase_dispatch.py names it among the places that stay).
 VERDICT_PHASES = (Phase.QUESTIONS, Phase.QUALITY_CHECK)
 MEASURE_LABELS = {
     "types_f1": "claim-type F1",

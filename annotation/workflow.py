@@ -40,7 +40,6 @@ from annotation.models import (
 )
 from annotation.normalisation import normalisation_problems, skip_problems
 from annotation.phases import parts_of
-from annotation.signals import claim_accepted
 from annotation.submissions import (
     AnswerData,
     EvidenceData,
@@ -80,6 +79,11 @@ class EvidenceRejected(WorkflowError):
 
 
 # --- Helpers ---------------------------------------------------------------------------
+# The submit functions' shared steps stay here rather than on Task or Claim: each is a step
+# of one hand-in (lock the task, then its claim; pool the next phase's task; close the task
+# and log its unused suggestions as ignored), spanning the task, its claim and the
+# suggestion log. The single-object moves they make are the models' (Task.check_move and
+# close, Claim.move_to, check_turn and accept).
 
 
 def _pool(phase: int, claim: Claim, *, priority: int = 0, agreement: bool = False) -> Task:
@@ -463,7 +467,7 @@ def submit_quality_check(task: Task, data: QualityVerdict) -> Any:
     if locked.is_agreement_sample:
         return check
     if not check.unreadable and check.verdict == evidence.verdict:
-        _accept(claim, check, task=locked, reannotated=False)
+        claim.accept(check.verdict, check.justification, task=locked, reannotated=False)
     else:
         why = "unreadable" if check.unreadable else f"P2 {evidence.verdict} vs P3 {check.verdict}"
         claim.move_to(Claim.State.DISPUTE, task=locked, actor=locked.annotator, reason=why)
@@ -485,7 +489,7 @@ def submit_post_control(task: Task, data: QualityVerdict) -> Any:
     check = _store_check(locked, claim, evidence, data)
     _finish(locked)
     if not check.unreadable and check.verdict == evidence.verdict:
-        _accept(claim, check, task=locked, reannotated=True)
+        claim.accept(check.verdict, check.justification, task=locked, reannotated=True)
     else:
         why = "unreadable" if check.unreadable else f"P4 {evidence.verdict} vs P5 {check.verdict}"
         claim.move_to(Claim.State.DISCARDED, task=locked, actor=locked.annotator, reason=why)
@@ -497,15 +501,6 @@ def submit(task: Task, data: list[NormalisedClaim] | EvidenceData | QualityVerdi
     `data` is what the phase hands in (P1 a list of claims, P2/P4 evidence, P3/P5 a check);
     each phase names its submit function in annotation/phases.py."""
     return parts_of(task.phase).submit(task, data)
-
-
-def _accept(claim: Claim, check: Any, *, task: Task, reannotated: bool) -> None:
-    claim.label = check.verdict
-    claim.justification = check.justification
-    claim.required_reannotation = reannotated
-    claim.accepted_at = timezone.now()
-    claim.move_to(Claim.State.ACCEPTED, task=task, actor=task.annotator, reason="verdicts agree")
-    claim_accepted.send(sender=Claim, claim=claim)
 
 
 # --- Manager actions -------------------------------------------------------------------

@@ -22,7 +22,7 @@ from annotation.vocabulary import (
     canonical_claim_type,
     canonical_strategy,
 )
-from pipeline.scoring import ScoringInputError
+from pipeline.scoring import MAX_REPORTED_PROBLEMS, ScoringInputError
 
 # The key order of a record, question and answer in the public release.
 CLAIM_KEYS = (
@@ -55,8 +55,6 @@ _DATE = re.compile(r"^([0-9]{1,2})-([0-9]{1,2})-([0-9]{4})\Z")
 _ISO_CODE = re.compile(r"^[A-Z]{2}\Z")
 # Longer addresses are almost surely broken, and would not fit the database's URL keys.
 MAX_URL_LENGTH = 2000
-# Enough to show what is wrong with a file without flooding the terminal.
-MAX_REPORTED_PROBLEMS = 50
 
 
 class DatasetFormatError(ScoringInputError):

@@ -77,7 +77,9 @@ TYPE_LEVELS = (0.2, 0.3)
 # The official script scores at most this many predicted questions / evidence strings.
 MAX_PAIRS = 10
 NO_ANSWER = " No answer could be found."
-# Enough to show what is wrong with a file without flooding the terminal.
+# Enough to show what is wrong with a file without flooding the terminal. The one cap for every
+# file check: the dataset reader (exports/averitec_json.py) and article intake
+# (annotation/intake.py) list as many.
 MAX_REPORTED_PROBLEMS = 50
 
 Progress = Callable[[int], None]

@@ -6,6 +6,9 @@ from annotation.models import QualificationThresholds
 from annotation.submissions import TEXT_LIMITS
 from annotation.vocabulary import ClaimType, Phase, Strategy, Verdict
 
+# Training answers differ by phase (P1 types and strategies, P2 QA pairs and a verdict, P3 a
+# verdict), so this module compares phases to pick the shape; it dispatches no task
+# (tests/architecture/test_phase_dispatch.py names it among the places that stay).
 # Enough boxes for the shared task's bar of two real pairs, with room for pairs that miss.
 TRAINING_PAIRS = 5
 
@@ -81,6 +84,8 @@ class ThresholdsForm(forms.ModelForm):
         }
 
     def clean(self):
+        # QualificationThresholds' constraints are the rules; they are asked again here only to
+        # put the message beside its field (a failed constraint is the whole form's error).
         data = super().clean()
         for name in ("type_strategy_f1", "verdict_accuracy"):
             value = data.get(name)

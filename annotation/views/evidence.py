@@ -126,7 +126,10 @@ def _pairs_in_dispute(task: Task) -> dict:
     return draft_from_evidence(task.evidence_shown())
 
 
-# Keyed by phase number, as Task.phase reads back.
+# Keyed by phase number, as Task.phase reads back. The evidence screen's own table, not a
+# second registry: annotation/apps.py registers this one screen for P2 and P4, and these are
+# the three things it does differently for each (a table keyed by phase, which
+# tests/architecture/test_phase_dispatch.py allows).
 EDITORS: dict[int, _Editor] = {
     Phase.QUESTIONS: _Editor(guide=P2_GUIDE, start=_empty_draft, reason=_no_dispute),
     # P4 starts from the pairs in dispute.
@@ -198,6 +201,8 @@ def _context(request: AuthenticatedHttpRequest, task: Task, draft: dict, problem
         **journal_context(task),
         "search_by_country": service.uses_country(),
         "countries": list(countries),
+        # The search form's country: the claim's until a search (without JavaScript) says.
+        "searched_country": claim.location_iso_code,
         **EDITORS[task.phase].reason(task),
         **extra,
     }
@@ -375,9 +380,19 @@ def search_panel(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     task = _editor_task(request, pk)
     query = request.GET.get("q", "").strip()
     country_code = request.GET.get("country", "") if service.uses_country() else ""
+    assert task.claim is not None  # P2 and P4 tasks are always of a claim
+    # "any country" is a real choice; only an engine that ignores countries, or a first
+    # search, falls back to the claim's location.
+    country: str | None
+    if "country" in request.GET and service.uses_country():
+        country = request.GET["country"]
+    else:
+        country = task.claim.location_iso_code
     context = {
         "task": task,
+        # The whole page (no JavaScript) shows the search form again: with what was searched.
         "query": query,
+        "searched_country": country,
         "search_url": reverse("annotation:search-panel", args=[task.pk]),
         "quoted_query": quote(query),
         "country_code": quote(country_code),
@@ -387,14 +402,6 @@ def search_panel(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
             page = max(1, int(request.GET.get("page", "1")))
         except ValueError:
             page = 1
-        # "any country" is a real choice; only an engine that ignores countries, or a first
-        # search, falls back to the claim's location.
-        assert task.claim is not None  # P2 and P4 tasks are always of a claim
-        country: str | None
-        if "country" in request.GET and service.uses_country():
-            country = request.GET["country"]
-        else:
-            country = task.claim.location_iso_code
         try:
             context["results"] = service.search(
                 query,

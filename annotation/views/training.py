@@ -1,6 +1,7 @@
 """Training on gold claims (P1-P3) with side-by-side feedback, and the thresholds page."""
 
 from contextlib import suppress
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -40,7 +41,9 @@ def _page(
     form,
     status: int = 200,
     refusal: str = "",
+    panel: dict[str, Any] | None = None,
 ):
+    """The training page; `panel` fills the search panel for a search without JavaScript."""
     blind = claim is not None and is_blind(phase)
     return render(
         request,
@@ -55,11 +58,13 @@ def _page(
             # As in the real phase: P1 and P2 read the fact-checking article; P2 also
             # searches pages from before the claim date. P3 is blind to both.
             "links": article_links(claim.article.url) if claim and not blind else None,
+            # A training page's parts by phase, not a task's dispatch (test_phase_dispatch).
             "searches": claim is not None and phase == Phase.QUESTIONS,
             "form": form,
             "standing": training.standing(request.user, phase, explain=True),
             "qualified": request.user.is_qualified_for(phase),
             "refusal": refusal,
+            **(panel or {}),
         },
         status=status,
     )
@@ -129,7 +134,12 @@ def search(request: AuthenticatedHttpRequest, phase: int, claim_pk: int) -> Http
         except (service.SearchError, SearchUnavailable) as exc:
             context["error"] = str(exc)
     context["search_url"] = reverse("annotation:training-search", args=[phase, claim.pk])
-    return render(request, "annotation/training.html#training-search-results", context)
+    if request.htmx:
+        return render(request, "annotation/training.html#training-search-results", context)
+    # Without JavaScript (the plain form), the whole page with the results, as the editor's
+    # search panel answers.
+    found = {k: v for k, v in context.items() if k not in ("claim_pk", "phase")}
+    return _page(request, Phase(phase), claim, TrainingForm(Phase(phase)), panel=found)
 
 
 @login_required

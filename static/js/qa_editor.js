@@ -15,6 +15,8 @@
   const MAX_ANSWERS = Number(form.dataset.maxAnswers);
   const METADATA_MEDIUM = form.dataset.metadataMedium;
   const METADATA_URL = form.dataset.metadataUrl;
+  // The answer types and media written out below ("Extractive", "Web text") are the AVeriTeC
+  // format's own words (annotation/vocabulary.py), which the dataset fixes; no rule is in them.
   let lastAnswer = null; // the answer card the annotator last worked in
 
   const changed = () => form.dispatchEvent(new Event("change", { bubbles: true }));

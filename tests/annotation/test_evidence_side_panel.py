@@ -100,6 +100,13 @@ def test_a_search_without_javascript_answers_with_the_whole_editor(client, p2_ta
     assert body.count('id="search-results"') == 1
 
 
+def test_a_search_without_javascript_keeps_the_query_in_the_search_box(client, p2_task):
+    client.force_login(p2_task.annotator)
+    body = _search(client, p2_task).content.decode()
+    box = body[body.index('<input type="search" name="q"') :].split(">", 1)[0]
+    assert 'value="parks budget"' in box
+
+
 def test_a_refused_search_without_javascript_says_why_once(client, p2_task):
     client.force_login(p2_task.annotator)
     url = reverse("annotation:search-panel", args=[p2_task.pk])

@@ -578,6 +578,27 @@ def test_the_training_search_is_bounded_by_the_claim_date_and_only_for_drawn_cla
     assert client.get(reverse("annotation:training-search", args=[3, claim_pk])).status_code == 404
 
 
+def test_the_training_search_answers_htmx_with_its_fragment_and_a_plain_form_with_the_page(
+    client, trainee, bar, gold, monkeypatch
+):
+    from search_proxy import service
+    from tests.annotation.test_evidence_screen import _OneResultEngine
+
+    monkeypatch.setattr(service, "get_backend", lambda name=None: _OneResultEngine(False))
+    client.force_login(trainee)
+    claim_pk = client.get(reverse("annotation:training", args=[2])).context["claim_pk"]
+    url = reverse("annotation:training-search", args=[2, claim_pk])
+
+    fragment = client.get(url, {"q": "parks"}, HTTP_HX_REQUEST="true").content.decode()
+    page = client.get(url, {"q": "parks"}).content.decode()
+
+    assert fragment.lstrip().startswith('<div id="search-results"') and "<html" not in fragment
+    assert "<html" in page and 'id="training-form"' in page
+    assert "Council budget 2019" in fragment and "Council budget 2019" in page
+    box = page[page.index('<input type="search" name="q"') :].split(">", 1)[0]
+    assert 'value="parks"' in box
+
+
 # --- On real gold claims ------------------------------------------------------------------
 
 
