@@ -26,8 +26,10 @@ STAYS = {
     # (one home per rule, STYLE.md), not a choice of which code handles a task.
     "annotation/evidence.py": "P2 and P4 evidence rules differ (answer cap, NEE verdict)",
     "review/checks.py": "P5 alone may call a claim too vague",
-    # Training draws its own items for P1-P3 and has its own per-phase shapes; a table of
-    # training phases is issue 29's next step (its text limits and copies, item 5).
+    # Training draws its own items for P1-P3, each phase's item of its own shape (an article
+    # to normalise, a claim to question, QA pairs to check): the phase is what the item is,
+    # not a choice of which code handles a task. A training row per phase would be the
+    # registry's next step, if a fourth training phase ever comes.
     "annotation/training.py": "training items per phase",
     "annotation/forms/training.py": "training answer forms per phase",
     "annotation/views/training.py": "training pages per phase",
