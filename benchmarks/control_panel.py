@@ -90,7 +90,7 @@ def per_phase(user) -> list[dict]:
 
     return [
         {
-            "current": assignment.current_task(user, phase),
+            "current_pk": getattr(assignment.current_task(user, phase), "pk", None),
             "quota_left": assignment.quota_left(user, phase),
             "last_submitted": Task.objects.filter(
                 annotator=user, phase=phase, status=Task.Status.SUBMITTED
