@@ -105,12 +105,13 @@ def phase_standings(annotator: User) -> dict[int, dict[str, Any]]:
     quota_left() would say. One statement for all phases: the panel is the page every
     annotator opens between tasks, and three ORM querysets' compile cost more than the
     database's work."""
+    sql = _STANDINGS_SQL[connection.vendor == "postgresql"]
     with connection.cursor() as cursor:
-        cursor.execute(_STANDINGS_SQL, {"annotator": annotator.pk})
+        cursor.execute(sql, {"annotator": annotator.pk})
         rows = {row[0]: row[1:] for row in cursor.fetchall()}
     standings = {}
     for phase in Phase.values:
-        done, held, current_pk, last_pk, limit = rows[phase]
+        done, held, current_pk, last_pk, limit = rows.get(phase, (0, 0, None, None, None))
         standings[phase] = {
             "done": done,
             "held": held,
@@ -142,9 +143,10 @@ SELECT (SELECT held.id FROM annotation_task AS held
 """
 
 
-# The panel's standings, every phase in one statement (PostgreSQL and SQLite alike): the
-# counts, the task current_task() names (in progress before assigned, then the oldest), the
-# last hand-in (the latest submitted_at, the highest id among equals) and the quota.
+# The panel's standings, every phase in one statement (this one for SQLite, the next for
+# PostgreSQL): the counts, the task current_task() names (in progress before assigned, then
+# the oldest), the last hand-in (the latest submitted_at, the highest id among equals) and
+# the quota.
 def _task_of_phase(condition: str) -> str:
     return (
         "FROM annotation_task AS t WHERE t.annotator_id = %(annotator)s"
@@ -154,7 +156,7 @@ def _task_of_phase(condition: str) -> str:
 
 _HELD = f"t.status IN ({_sql_statuses(*Task.HELD_STATUSES)})"
 _SUBMITTED = f"t.status = {_sql_statuses(Task.Status.SUBMITTED)}"
-_STANDINGS_SQL = f"""
+_STANDINGS_PORTABLE_SQL = f"""
 SELECT phases.phase,
        (SELECT COUNT(*) {_task_of_phase(_SUBMITTED)}),
        (SELECT COUNT(*) {_task_of_phase(_HELD)}),
@@ -165,6 +167,25 @@ SELECT phases.phase,
          WHERE quota.annotator_id = %(annotator)s AND quota.phase = phases.phase)
 FROM ({" UNION ALL ".join(f"SELECT {int(phase)} AS phase" for phase in Phase.values)}) AS phases
 """
+# On PostgreSQL, one pass over the annotator's tasks instead of five subqueries per phase:
+# the same answers (a test compares both), planned in half the time. Phases with neither
+# task nor quota have no row.
+_STANDINGS_POSTGRESQL_SQL = f"""
+SELECT COALESCE(mine.phase, quota.phase), COALESCE(mine.done, 0), COALESCE(mine.held, 0),
+       mine.current_id, mine.last_id, quota."limit"
+FROM (SELECT t.phase,
+             COUNT(*) FILTER (WHERE {_SUBMITTED}) AS done,
+             COUNT(*) FILTER (WHERE {_HELD}) AS held,
+             (ARRAY_AGG(t.id ORDER BY t.status DESC, t.assigned_at, t.id)
+               FILTER (WHERE {_HELD}))[1] AS current_id,
+             (ARRAY_AGG(t.id ORDER BY t.submitted_at DESC, t.id DESC)
+               FILTER (WHERE {_SUBMITTED} AND t.submitted_at IS NOT NULL))[1] AS last_id
+      FROM annotation_task AS t WHERE t.annotator_id = %(annotator)s GROUP BY t.phase) AS mine
+FULL JOIN (SELECT phase, "limit" FROM annotation_phasequota
+           WHERE annotator_id = %(annotator)s) AS quota ON quota.phase = mine.phase
+"""
+# Indexed by "is this PostgreSQL?".
+_STANDINGS_SQL = (_STANDINGS_PORTABLE_SQL, _STANDINGS_POSTGRESQL_SQL)
 
 
 def _standing(annotator: User, phase: int) -> tuple[int | None, int | None]:

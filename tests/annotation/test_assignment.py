@@ -1,6 +1,7 @@
 """Start next, manager hand-outs, leases and quotas."""
 
 import datetime
+import random
 
 import pytest
 from django.utils import timezone
@@ -341,3 +342,65 @@ def test_held_and_quota_statuses_are_named_once_on_the_task():
     assert set(Task.HELD_STATUSES) < set(Task.OPEN_STATUSES)
     assert set(Task.QUOTA_STATUSES) == {*Task.HELD_STATUSES, Task.Status.SUBMITTED}
     assert all(s in assignment._STANDING_SQL for s in Task.HELD_STATUSES)
+
+
+def test_the_panels_standings_agree_with_the_one_phase_rules_on_both_statements(annotator):
+    """phase_standings() reads every phase in one statement, PostgreSQL's own or the portable
+    one SQLite runs: both must say what current_task(), quota_left() and the latest hand-in
+    say, phase by phase, with ties on time broken by id."""
+    from django.db import connection
+
+    rng = random.Random(27)
+    start = timezone.now() - datetime.timedelta(days=3)
+    statuses = [Task.Status.ASSIGNED, Task.Status.IN_PROGRESS, Task.Status.SUBMITTED]
+    statuses += [Task.Status.RELEASED, Task.Status.EXPIRED]
+    for phase in (Phase.QUESTIONS, Phase.QUALITY_CHECK, Phase.POST_CONTROL):
+        for _ in range(6):
+            status = rng.choice(statuses)
+            PooledTaskFactory(
+                phase=phase,
+                annotator=annotator,
+                status=status,
+                assigned_at=start + datetime.timedelta(hours=rng.randrange(3)),
+                submitted_at=(
+                    start + datetime.timedelta(hours=rng.randrange(3))
+                    if status == Task.Status.SUBMITTED
+                    else None
+                ),
+            )
+    PooledTaskFactory.create_batch(2)  # someone else's work: not counted
+    for phase, limit in ((Phase.NORMALISATION, 4), (Phase.QUESTIONS, 3), (Phase.DISPUTE, 1)):
+        PhaseQuota.objects.create(annotator=annotator, phase=phase, limit=limit)
+
+    expected = {}
+    for phase in Phase.values:
+        mine = Task.objects.filter(annotator=annotator, phase=phase)
+        current = assignment.current_task(annotator, phase)
+        last = (
+            mine.filter(status=Task.Status.SUBMITTED, submitted_at__isnull=False)
+            .order_by("-submitted_at", "-id")
+            .first()
+        )
+        expected[phase] = {
+            "done": mine.filter(status=Task.Status.SUBMITTED).count(),
+            "held": mine.held().count(),
+            "current_pk": current.pk if current else None,
+            "last_submitted_pk": last.pk if last else None,
+            "quota_left": assignment.quota_left(annotator, phase),
+        }
+    assert expected[Phase.QUESTIONS]["done"] and expected[Phase.QUESTIONS]["current_pk"]
+    assert assignment.phase_standings(annotator) == expected
+    for sql in assignment._STANDINGS_SQL:
+        if "ARRAY_AGG" in sql and connection.vendor != "postgresql":
+            continue
+        with connection.cursor() as cursor:
+            cursor.execute(sql, {"annotator": annotator.pk})
+            found = {row[0]: row[1:] for row in cursor.fetchall()}
+        for phase, standing in expected.items():
+            done, held, current_pk, last_pk, _limit = found.get(phase, (0, 0, None, None, None))
+            assert (done, held, current_pk, last_pk) == (
+                standing["done"],
+                standing["held"],
+                standing["current_pk"],
+                standing["last_submitted_pk"],
+            ), (phase, sql)
