@@ -56,6 +56,7 @@ def test_start_next_resumes_in_one_statement_what_current_task_names_as_start_op
     newer_assignment = _held(annotator, Task.Status.ASSIGNED, 1)
     older_assignment = _held(annotator, Task.Status.ASSIGNED, 3)
     in_progress = _held(annotator, Task.Status.IN_PROGRESS, 2, opened=True)
+    Task.objects.filter(pk=in_progress.pk).update(draft={"questions": [{"text": "Who?"}]})
     expected = assignment.current_task(annotator, Phase.QUESTIONS)
     assert expected == in_progress
     with django_assert_num_queries(1):
@@ -64,6 +65,10 @@ def test_start_next_resumes_in_one_statement_what_current_task_names_as_start_op
     stored = Task.objects.get(pk=in_progress.pk)
     assert stored.opened_at == in_progress.opened_at  # kept, as start() keeps it
     assert stored.lease_expires_at > timezone.now() and resumed.status == "in_progress"
+    # The task is built from the statement's row as the ORM builds it, draft included.
+    fields = [field.attname for field in Task._meta.concrete_fields]
+    assert [getattr(resumed, name) for name in fields] == [getattr(stored, name) for name in fields]
+    assert not resumed._state.adding and resumed._state.db == "default"
 
     Task.objects.filter(pk=in_progress.pk).update(status=Task.Status.EXPIRED)
     assert assignment.current_task(annotator, Phase.QUESTIONS) == older_assignment
