@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -80,7 +80,8 @@ def start_next(request: AuthenticatedHttpRequest, phase: int) -> HttpResponse:
         return redirect("annotation:control-panel")
     if request.htmx:
         return HttpResponseClientRedirect(task_url(task))
-    return redirect(task_url(task))
+    # An address already: redirect() would first try it as a view name to reverse.
+    return HttpResponseRedirect(task_url(task))
 
 
 def task_url(task: Task) -> str:
