@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import User
+from annotation.models import Claim, User
 from annotation.vocabulary import Verdict
 from review import stored
 from review.agreement import ReportFilter, agreement_report, verdict_ratings
@@ -31,6 +31,7 @@ def _filters(batches) -> list[ReportFilter]:
 @pytest.mark.parametrize("seed", [11, 12])
 def test_stored_figures_equal_the_on_request_computation_on_a_random_workflow(db, seed):
     batches = random_workflow(random.Random(seed), 220, handed_in=0.7)
+    assert Claim.objects.count() >= 200  # a campaign of at least 200 claims (issue 27)
 
     for report_filter in _filters(batches):
         stored_report = agreement_report(report_filter, evidence=False)

@@ -53,6 +53,7 @@ def test_every_stored_figure_equals_the_on_request_computation_on_a_random_workf
     with django_capture_on_commit_callbacks(execute=True) as queued:
         batches = random_workflow(random.Random(seed), 220, handed_in=0.7)
     assert queued  # the second P2 rounds queued their scores
+    assert Claim.objects.count() >= 200  # a campaign of at least 200 claims (issue 27)
 
     for report_filter in _filters(batches):
         shown = stored.agreement_report(report_filter)
