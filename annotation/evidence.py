@@ -103,11 +103,10 @@ def is_site_hint(problem: Problem) -> bool:
 
 
 def evidence_problems(
-    data: EvidenceData, claim: Claim, *, phase: int = Phase.QUESTIONS, cited_pages: bool = True
+    data: EvidenceData, claim: Claim, *, phase: int = Phase.QUESTIONS
 ) -> list[Problem]:
-    """Every problem of `data`. `cited_pages=False` leaves out the cited-page checks
-    (sources_site_problems), the only ones that read the database: for an autosave whose
-    addresses did not change, whose page hints are already shown."""
+    """Every problem of `data`; the cited pages are looked up once per table for all of
+    them (sources_site_problems)."""
     problems: list[Problem] = []
     if not data.questions:
         problems.append(Problem("questions", "Add at least one question."))
@@ -120,7 +119,7 @@ def evidence_problems(
             )
         )
     all_unanswerable = bool(data.questions)
-    sites = sources_site_problems(cited_addresses(data), claim) if cited_pages else {}
+    sites = sources_site_problems(cited_addresses(data), claim)
     for qi, question in enumerate(data.questions):
         where = f"questions.{qi}"
         text = question.text.strip()

@@ -67,9 +67,6 @@ class HandIn:
     result: Any = None  # what `finish` returned
     errors: Any = None  # from Invalid
     refusal: str = ""  # a WorkflowError's message
-    # The draft an accepted save replaced, as the task held it: what the sending tab showed
-    # (it built on that version), so the editor can tell what changed since.
-    replaced: dict[str, Any] | None = None
 
     @property
     def refused(self) -> bool:
@@ -204,7 +201,7 @@ def _decide(
                 repeats=handed.repeats + 1, last_at=now
             )
             return HandIn(DUPLICATE, locked, handed)
-    new_version = replaced = None
+    new_version = None
     if locked.status != Task.Status.IN_PROGRESS:
         outcome = Outcome.REFUSED_CLOSED
     elif version is None and finish is None:
@@ -214,7 +211,6 @@ def _decide(
     else:
         outcome = Outcome.CURRENT
         if keep_as_draft:
-            replaced = locked.draft
             try:
                 new_version = locked.save_draft(content, version=locked.draft_version)
             except StaleDraft:  # pragma: no cover - the row is locked; kept as a safeguard
@@ -251,15 +247,7 @@ def _decide(
             revision.outcome = outcome
             revision.save(update_fields=["outcome"])
         locked.refresh_from_db()
-    return HandIn(
-        outcome,
-        locked,
-        revision,
-        result=result,
-        errors=errors,
-        refusal=refusal,
-        replaced=replaced if outcome == Outcome.CURRENT else None,
-    )
+    return HandIn(outcome, locked, revision, result=result, errors=errors, refusal=refusal)
 
 
 def _record(

@@ -67,11 +67,7 @@ class PhaseParts:
     evidence_shown: Callable[[Task], EvidenceRound | None] = no_evidence
     # Hints refreshed beside the editor after an autosave (context for `save_status_part`),
     # and the template part (out-of-band swaps) of annotation/_save_status.html that shows them.
-    # It is also given the draft the save replaced (None when unknown), whose hints the tab
-    # shows, so a phase can skip look-ups whose answer cannot have changed.
-    draft_warnings: Callable[[Task, dict[str, Any], dict[str, Any] | None], dict[str, Any]] = (
-        _nothing
-    )
+    draft_warnings: Callable[[Task, dict[str, Any]], dict[str, Any]] = _nothing
     save_status_part: str = ""
     # Whether the unsent draft of a lapsed or released task goes to its replacement. Not for
     # the blind checks: a verdict must be the checker's own, so the next checker starts

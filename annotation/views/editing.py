@@ -199,10 +199,7 @@ def save_draft(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     else:
         context["saved_at"] = timezone.localtime()
         # The phase's hints beside the editor, refreshed out of band (annotation/phases.py).
-        # The tab shows the hints of the draft it built on, unless it chose to keep its own
-        # text over another tab's (then they are another draft's): checked afresh.
-        shown = handed.replaced if handed.revision.kind == handin.Kind.SAVE else None
-        context.update(parts.draft_warnings(handed.task, draft, shown))
+        context.update(parts.draft_warnings(handed.task, draft))
         context["warnings_part"] = parts.save_status_part
         response = render(request, "annotation/_save_status.html", context)
     # Where the server keeps what was sent: the tab's journal can let go of it.

@@ -21,7 +21,6 @@ from annotation.evidence import (
     MAX_ANSWERS_PER_QUESTION,
     METADATA_URL,
     blocking,
-    cited_addresses,
     evidence_problems,
     is_site_hint,
     source_site_problems,
@@ -216,25 +215,20 @@ def _hints(task: Task, draft: dict):
     return [p for p in evidence_problems(evidence, task.claim, phase=task.phase) if not p.blocking]
 
 
-def draft_warnings(task: Task, draft: dict, replaced: dict | None = None) -> dict:
+def draft_warnings(task: Task, draft: dict) -> dict:
     """The evidence rules' hints (not blocking), refreshed beside the editor after an autosave.
 
-    `replaced` is the draft the save replaced, whose hints the tab shows: when the cited
-    addresses are the same, the cited pages are not looked up again and their hints
-    (`site_hints`, None) are left as shown; typing is most autosaves.
+    The cited pages are looked up on every autosave (one query per table, whatever their
+    number), even when no address changed: what is known of a page changes while its address
+    stays (the viewer stores its snapshot and date, the index and the site lists grow), and a
+    hint kept from an earlier save would be stale.
     """
     assert task.claim is not None  # P2 and P4 tasks are always of a claim
-    evidence = evidence_from_draft(draft)
-    recheck = replaced is None or cited_addresses(evidence) != cited_addresses(
-        evidence_from_draft(replaced)
-    )
-    problems = evidence_problems(evidence, task.claim, phase=task.phase, cited_pages=recheck)
+    problems = evidence_problems(evidence_from_draft(draft), task.claim, phase=task.phase)
     hints = [p for p in problems if not p.blocking]
     return {
         "hints": [(where(p.path), p.message) for p in hints if not is_site_hint(p)],
-        "site_hints": [(where(p.path), p.message) for p in hints if is_site_hint(p)]
-        if recheck
-        else None,
+        "site_hints": [(where(p.path), p.message) for p in hints if is_site_hint(p)],
     }
 
 

@@ -128,9 +128,8 @@ def normalisation_page(request: AuthenticatedHttpRequest, task: Task) -> HttpRes
     return render(request, TEMPLATE, _context(request, task, claim_formset(initial=claims)))
 
 
-def draft_warnings(task: Task, draft: dict, replaced: dict | None = None) -> dict:
-    """The wording hints of each claim, refreshed beside the editor after an autosave (each
-    time: they cost no look-up, so the replaced draft is not needed)."""
+def draft_warnings(task: Task, draft: dict) -> dict:
+    """The wording hints of each claim, refreshed beside the editor after an autosave."""
     return {
         "claims": {
             i: wording_warnings(c.get("text", ""), c.get("speaker"))
